@@ -1,0 +1,58 @@
+// Argument parsing and the one place where errors become messages and exit codes.
+#include "ezpz/cli/cli.hpp"
+
+#include <iostream>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/version.hpp"
+
+namespace ezpz {
+namespace {
+
+const CommandRegistrar k_commands[] = {
+    add_render_command, add_resolve_command, add_validate_command, add_systems_command, add_schema_command,
+};
+
+void print_errors(const UserError& error) {
+  for (const auto& diagnostic : error.diagnostics()) std::cerr << format_diagnostic(diagnostic);
+  if (error.diagnostics().size() > 1) std::cerr << "ezpz: " << error.diagnostics().size() << " errors\n";
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"ezpz: portable distributed PyTorch jobs on HPC systems.\n"
+               "Write a job spec once; render, submit and launch it on any system with a profile.",
+               "ezpz"};
+  app.set_version_flag("--version", std::string("ezpz ") + k_version);
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage.\n"
+             "Docs: docs/spec-reference.md, docs/adding-a-system.md, docs/runtime-env.md");
+  CommandAction action;
+  for (auto add : k_commands) add(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ezpz: usage error: " << e.what() << "\n";
+    std::cerr << "  hint: run 'ezpz --help' or 'ezpz COMMAND --help'\n";
+    return k_exit_usage;
+  }
+
+  try {
+    return action();
+  } catch (const UserError& error) {
+    print_errors(error);
+    return k_exit_user_error;
+  }
+}
+
+}  // namespace ezpz

@@ -1,0 +1,59 @@
+// `ezpz render`: print the batch script (and nothing else) on stdout, or write it with -o.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/cli/job_options.hpp"
+#include "ezpz/util/exit_codes.hpp"
+
+namespace ezpz {
+namespace {
+
+// Writes through a temporary file and a rename, so a failure never leaves a half-written script.
+void write_file_atomically(const std::string& path, const std::string& text) {
+  std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
+  }
+}
+
+}  // namespace
+
+void add_render_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<JobOptions>();
+  auto output = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand("render", "Print the batch script for a job spec (ezpz render job.yaml | qsub)");
+  options->add_to(*command);
+  command->add_option("-o,--output", *output, "write the script to FILE instead of stdout (made executable)");
+  command->footer("Only the script goes to stdout; diagnostics go to stderr.");
+  command->callback([&action, options, output] {
+    action = [options, output] {
+      Environment env = Environment::from_process();
+      Script script = render(options->resolve_job(env.catalog), env.catalog, env.ezpz_bin);
+      if (output->empty()) {
+        std::cout << script.text << std::flush;
+      } else {
+        write_file_atomically(*output, script.text);
+        ::chmod(output->c_str(), 0755);
+      }
+      return static_cast<int>(k_exit_ok);
+    };
+  });
+}
+
+}  // namespace ezpz

@@ -1,0 +1,116 @@
+// `ezpz systems list|show|detect`: the known system profiles, one in detail, and which one is here.
+#include <iostream>
+#include <memory>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/cli/job_options.hpp"
+#include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
+
+namespace ezpz {
+namespace {
+
+std::string pad(const std::string& text, size_t width) {
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+int list_systems() {
+  Environment env = Environment::from_process();
+  std::cout << pad("NAME", 12) << pad("SCHEDULER", 11) << pad("DEVICES", 10) << "DESCRIPTION\n";
+  for (const auto& name : env.catalog.system_names()) {
+    const SystemProfile& profile = env.catalog.system(name);
+    const Devices& devices = profile.node.devices;
+    std::string device_text = devices.kind == "cpu" ? "cpu" : std::to_string(devices.count) + "x" + devices.kind;
+    std::string where = profile.path.rfind("systems/", 0) == 0 ? "" : "  [" + profile.path + "]";
+    std::cout << pad(name, 12) << pad(profile.scheduler, 11) << pad(device_text, 10) << profile.description << where << "\n";
+  }
+  return k_exit_ok;
+}
+
+void print_list(const char* title, const std::vector<std::string>& items) {
+  if (items.empty()) return;
+  std::cout << title << ":\n";
+  for (const auto& item : items) std::cout << "  - " << item << "\n";
+}
+
+void print_variables(const char* title, const std::vector<std::pair<std::string, std::string>>& vars) {
+  if (vars.empty()) return;
+  std::cout << title << ":\n";
+  for (const auto& [name, value] : vars) std::cout << "  " << name << "=" << value << "\n";
+}
+
+int show_system(const std::string& name) {
+  Environment env = Environment::from_process();
+  const SystemProfile& p = env.catalog.system(name);
+  const NodeShape& node = p.node;
+  std::cout << p.name << ": " << p.description << "\n";
+  std::cout << "file:       " << p.path << (p.extends.empty() ? "" : " (extends " + p.extends + ")") << "\n";
+  std::cout << "scheduler:  " << p.scheduler << "\n";
+  std::cout << "audited:    " << (p.audited.empty() ? "never" : p.audited) << "\n";
+  std::cout << "node:       " << node.sockets << " socket(s) x " << node.cores_per_socket << " cores x "
+            << node.threads_per_core << " thread(s), " << node.usable_cores() << " usable cores";
+  if (!node.reserved_cores.empty()) {
+    std::vector<std::string> cores;
+    for (int core : node.reserved_cores) cores.push_back(std::to_string(core));
+    std::cout << " (reserved: " << join(cores, ",") << ")";
+  }
+  std::cout << "\n";
+  const Devices& devices = node.devices;
+  std::vector<std::string> order;
+  for (int device : devices.order) order.push_back(std::to_string(device));
+  std::cout << "devices:    " << devices.count << " x " << devices.kind;
+  if (!devices.visibility.empty()) std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(order, ",") << ")";
+  std::cout << "\n";
+  std::cout << "launcher:   " << join(p.launcher.args, " ") << "\n";
+  for (const auto& [ranks, binding] : p.launcher.cpu_bind) std::cout << "  cpu-bind for " << ranks << " ranks/node: " << binding << "\n";
+  if (!node.node_local.empty()) std::cout << "node-local: " << node.node_local << "\n";
+  std::cout << "master:     " << p.master_addr << (p.master_port ? ":" + std::to_string(*p.master_port) : std::string(", port from the job id")) << "\n";
+  if (!p.queues.empty()) {
+    std::cout << "queues:\n";
+    for (const auto& queue : p.queues) {
+      std::string nodes = std::to_string(queue.min_nodes) + "-" + (queue.max_nodes ? std::to_string(*queue.max_nodes) : "");
+      std::string walltime = queue.max_walltime ? format_walltime(*queue.max_walltime) : "-";
+      for (const auto& step : queue.walltime_by_nodes) {
+        walltime += " (<=" + std::to_string(step.max_nodes) + " nodes: " + format_walltime(step.max_walltime) + ")";
+      }
+      std::cout << "  " << pad(queue.name, 15) << pad("nodes " + nodes, 18) << "walltime " << walltime
+                << (queue.description.empty() ? "" : "  " + queue.description) << "\n";
+    }
+  }
+  print_list("required", p.required);
+  print_list("filesystems", p.filesystems);
+  print_variables("backend environment (always)", p.backend_env.always);
+  print_variables("backend environment (single node)", p.backend_env.single_node);
+  print_variables("backend environment (multi node)", p.backend_env.multi_node);
+  print_list("sources", p.sources);
+  print_list("UNVERIFIED", p.unverified);
+  print_list("notes", p.notes);
+  return k_exit_ok;
+}
+
+int detect_here_command() {
+  Environment env = Environment::from_process();
+  auto detection = detect_here(env.catalog);
+  if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or add a profile");
+  std::cout << detection->system << "\n";
+  std::cerr << "ezpz: detected '" << detection->system << "': " << detection->reason << "\n";
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void add_systems_command(CLI::App& app, CommandAction& action) {
+  CLI::App* command = app.add_subcommand("systems", "List, show and detect system profiles");
+  command->require_subcommand(1);
+  command->footer("Profiles: compiled in, and searched in $EZPZ_SYSTEMS_PATH, ~/.config/ezpz/systems, <prefix>/share/ezpz/systems.");
+  command->add_subcommand("list", "List the known systems")->callback([&action] { action = list_systems; });
+  auto name = std::make_shared<std::string>();
+  CLI::App* show = command->add_subcommand("show", "Show one system profile: node shape, launcher, queues, sources");
+  show->add_option("name", *name, "system name")->required();
+  show->callback([&action, name] { action = [name] { return show_system(*name); }; });
+  command->add_subcommand("detect", "Print the system this machine matches (stdout) and why (stderr)")
+      ->callback([&action] { action = detect_here_command; });
+}
+
+}  // namespace ezpz

@@ -1,0 +1,25 @@
+// How commands plug into the CLI: each command file adds its subcommand and sets the action to run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ezpz {
+
+// What a command does once arguments are parsed; returns the exit code. Throws UserError for
+// problems the user can fix.
+using CommandAction = std::function<int()>;
+
+// Adds one subcommand to `app`; stores into `action` what to run when it is chosen.
+using CommandRegistrar = void (*)(CLI::App& app, CommandAction& action);
+
+void add_render_command(CLI::App& app, CommandAction& action);
+void add_resolve_command(CLI::App& app, CommandAction& action);
+void add_validate_command(CLI::App& app, CommandAction& action);
+void add_systems_command(CLI::App& app, CommandAction& action);
+void add_schema_command(CLI::App& app, CommandAction& action);
+
+}  // namespace ezpz

@@ -1,0 +1,4 @@
+// The ezpz command: everything happens in run_cli.
+#include "ezpz/cli/cli.hpp"
+
+int main(int argc, char** argv) { return ezpz::run_cli(argc, argv); }

@@ -1,0 +1,43 @@
+// The set of known systems, schedulers and templates: compiled-in copies plus the user's search path.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ezpz/profile/scheduler.hpp"
+#include "ezpz/profile/system_profile.hpp"
+
+namespace ezpz {
+
+class Catalog {
+ public:
+  // `search_path`: directories holding `<name>.yaml` profiles, earlier ones first. A profile found
+  // there replaces the compiled-in one of the same name. Missing directories are skipped.
+  explicit Catalog(std::vector<std::string> search_path = {});
+
+  // The default search path: $EZPZ_SYSTEMS_PATH (colon-separated), ~/.config/ezpz/systems,
+  // then <exe_dir>/../share/ezpz/systems.
+  static std::vector<std::string> default_search_path(const char* systems_path_env, const char* home_env,
+                                                      const std::string& exe_dir);
+
+  std::vector<std::string> system_names() const;  // sorted
+  bool has_system(const std::string& name) const;
+
+  // The profile named `name`, merged along `extends:`. Throws UserError when it is unknown (at
+  // `where`, with a "did you mean") or broken (with every problem in it).
+  const SystemProfile& system(const std::string& name, const SourceLoc& where = {}) const;
+  const Scheduler& scheduler(const std::string& name, const SourceLoc& where = {}) const;
+  // The text of templates/<name>.sh.mustache.
+  std::string template_text(const std::string& name) const;
+
+ private:
+  Node load_merged(const std::string& name, int depth) const;
+
+  std::map<std::string, SourceRef> m_system_files;
+  mutable std::map<std::string, std::unique_ptr<SystemProfile>> m_systems;
+  mutable std::map<std::string, std::unique_ptr<Scheduler>> m_schedulers;
+};
+
+}  // namespace ezpz

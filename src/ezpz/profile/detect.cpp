@@ -1,0 +1,63 @@
+// System detection from environment variables first, hostname patterns second.
+#include "ezpz/profile/detect.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace ezpz {
+namespace {
+
+std::optional<std::string> env_match(const DetectRules& rules, const DetectInput& input) {
+  for (const auto& [variable, pattern] : rules.env) {
+    const char* value = input.getenv(variable.c_str());
+    if (value != nullptr && std::regex_search(value, std::regex(pattern))) {
+      return variable + "='" + value + "' matches '" + pattern + "'";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> hostname_match(const DetectRules& rules, const DetectInput& input) {
+  std::string short_name = input.hostname.substr(0, input.hostname.find('.'));
+  for (const auto& pattern : rules.hostname) {
+    std::regex compiled(pattern);
+    for (const auto& name : {input.hostname, short_name}) {
+      if (!name.empty() && std::regex_search(name, compiled)) {
+        return "hostname '" + name + "' matches '" + pattern + "'";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput& input) {
+  std::vector<const SystemProfile*> profiles;
+  for (const auto& name : catalog.system_names()) profiles.push_back(&catalog.system(name));
+  std::stable_sort(profiles.begin(), profiles.end(), [](const SystemProfile* a, const SystemProfile* b) {
+    return a->detect.fallback < b->detect.fallback;
+  });
+  for (size_t begin = 0; begin < profiles.size();) {
+    int tier = profiles[begin]->detect.fallback;
+    size_t end = begin;
+    while (end < profiles.size() && profiles[end]->detect.fallback == tier) ++end;
+    for (auto matcher : {env_match, hostname_match}) {
+      for (size_t i = begin; i < end; ++i) {
+        if (auto reason = matcher(profiles[i]->detect, input)) return Detection{profiles[i]->name, *reason};
+      }
+    }
+    if (tier > 0) {
+      for (size_t i = begin; i < end; ++i) {
+        const DetectRules& rules = profiles[i]->detect;
+        if (rules.env.empty() && rules.hostname.empty()) {
+          return Detection{profiles[i]->name, "no other profile matched; '" + profiles[i]->name + "' matches any machine"};
+        }
+      }
+    }
+    begin = end;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ezpz

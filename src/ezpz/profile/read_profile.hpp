@@ -1,0 +1,13 @@
+// Typed reading of profile and scheduler documents (already merged along `extends:`).
+#pragma once
+
+#include "ezpz/profile/scheduler.hpp"
+#include "ezpz/profile/system_profile.hpp"
+#include "ezpz/util/node.hpp"
+
+namespace ezpz {
+
+SystemProfile read_system_profile(const Node& root, const std::string& name, Diagnostics& diagnostics);
+Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics& diagnostics);
+
+}  // namespace ezpz

@@ -1,0 +1,21 @@
+// Merging named templates.
+#include "ezpz/profile/scheduler.hpp"
+
+#include <algorithm>
+
+namespace ezpz {
+
+void merge_templates(NamedTemplates& base, const NamedTemplates& overlay) {
+  for (const auto& [name, value] : overlay) {
+    auto existing = std::find_if(base.begin(), base.end(), [&](const auto& entry) { return entry.first == name; });
+    if (existing == base.end()) {
+      if (value) base.emplace_back(name, value);
+    } else if (value) {
+      existing->second = value;
+    } else {
+      base.erase(existing);
+    }
+  }
+}
+
+}  // namespace ezpz

@@ -1,0 +1,38 @@
+// A batch scheduler described as data (schedulers/<name>.yaml): directive syntax, tools, job variables.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ezpz/util/source.hpp"
+
+namespace ezpz {
+
+// Named option templates in output order; a nullopt value removes the name (see merge_templates).
+using NamedTemplates = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+// `overlay` over `base`: same name replaces in place (nullopt removes), new names are appended.
+void merge_templates(NamedTemplates& base, const NamedTemplates& overlay);
+
+struct Scheduler {
+  std::string name;  // file stem: "pbs", "slurm", "none"
+  std::string description;
+  std::string template_name;     // templates/<template_name>.sh.mustache
+  std::string directive_prefix;  // "#PBS", "#SBATCH", "" for none
+  NamedTemplates directives;
+  std::map<std::string, std::string> mail_events;  // begin/end/fail → scheduler letters or words
+  std::string mail_events_separator;
+  std::string workdir_variable;  // where the job must `cd` first (PBS starts in $HOME); "" = already there
+  std::map<std::string, std::string> job_env;  // job_id, nodefile, nodelist, submit_dir → variable names
+  std::vector<std::string> submit;
+  std::string job_id_pattern;
+  std::vector<std::string> status;
+  std::vector<std::string> cancel;
+  std::map<std::string, long> max_length;  // value_rules.<key>.max_length
+  SourceRef source;
+};
+
+}  // namespace ezpz

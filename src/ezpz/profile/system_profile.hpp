@@ -1,0 +1,106 @@
+// A system profile (systems/<name>.yaml) as typed data. See systems/README.md for every key.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ezpz/profile/scheduler.hpp"
+#include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/source.hpp"
+
+namespace ezpz {
+
+struct DetectRules {
+  std::vector<std::pair<std::string, std::string>> env;  // variable → regex (searched)
+  std::vector<std::string> hostname;                     // regexes (searched) on short and full hostname
+  int fallback = 0;                                      // 0 = specific machine; higher = tried later
+};
+
+struct Devices {
+  std::string kind = "cpu";  // cuda | rocm | xpu | cpu
+  int count = 1;
+  std::string visibility;    // CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK, ROCR_VISIBLE_DEVICES
+  std::vector<int> order;    // physical device of local rank i; default 0..count-1
+  std::string select = "mask";  // mask | index | launcher
+  SourceLoc count_loc;
+};
+
+struct NodeShape {
+  int sockets = 1;
+  int cores_per_socket = 1;
+  int threads_per_core = 1;
+  std::vector<int> reserved_cores;
+  std::string node_local;
+  NamedTemplates node_local_directives;
+  Devices devices;
+
+  int usable_cores() const;
+  SourceLoc loc;
+};
+
+struct Launcher {
+  std::string kind;               // mpiexec | srun | local
+  std::vector<std::string> args;  // option groups with {placeholders}
+  std::string cpu_unit = "core";  // core | thread
+  std::map<long, std::string> cpu_bind;
+  std::string cpu_bind_default = "none";  // generate | none | a binding string
+  bool rank_wrapper = true;
+  SourceLoc cpu_bind_loc;
+};
+
+struct WalltimeStep {
+  long max_nodes;
+  long max_walltime;  // seconds
+};
+
+struct Queue {
+  std::string name;
+  std::string description;
+  long min_nodes = 1;
+  std::optional<long> max_nodes;
+  std::optional<long> max_walltime;
+  std::vector<WalltimeStep> walltime_by_nodes;
+  NamedTemplates directives;
+  SourceLoc loc;
+
+  // The walltime limit for a job of `nodes` nodes, if any.
+  std::optional<long> walltime_limit(long nodes) const;
+};
+
+struct BackendEnv {
+  std::vector<std::pair<std::string, std::string>> always, single_node, multi_node;
+};
+
+struct SystemProfile {
+  std::string name;
+  std::string description;
+  std::string scheduler;  // schedulers/<scheduler>.yaml
+  std::string extends;
+  std::string audited;
+  std::vector<std::string> sources;
+  std::vector<std::string> unverified;
+  std::vector<std::string> notes;
+  DetectRules detect;
+  NodeShape node;
+  Launcher launcher;
+  std::vector<Queue> queues;  // in file order
+  std::vector<std::string> required;
+  std::vector<std::string> filesystems;
+  JobSpec defaults;  // origin kind: profile
+  std::vector<std::string> module_use;
+  NamedTemplates directives;
+  std::string shell = "/bin/bash";
+  BackendEnv backend_env;
+  std::string master_addr = "{first_host}";
+  std::optional<long> master_port;
+  std::string path;  // where it was loaded from: "systems/aurora.yaml" (built in) or a file path
+  SourceRef source;  // the profile's own file (not those it extends)
+
+  const Queue* find_queue(const std::string& name) const;
+  std::vector<std::string> queue_names() const;
+};
+
+}  // namespace ezpz

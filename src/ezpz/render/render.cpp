@@ -1,0 +1,140 @@
+// Script rendering with mstch. Templates only lay text out; quoting and decisions happen here.
+#include "ezpz/render/render.hpp"
+
+#include <mstch/mstch.hpp>
+
+#include <algorithm>
+
+#include "ezpz/util/text.hpp"
+#include "ezpz/util/version.hpp"
+
+namespace ezpz {
+namespace {
+
+mstch::array variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  mstch::array items;
+  for (const auto& [name, value] : pairs) items.push_back(mstch::map{{"name", name}, {"value", shell_quote(value)}});
+  return items;
+}
+
+mstch::array quoted(const std::vector<std::string>& words) {
+  mstch::array items;
+  for (const auto& word : words) items.push_back(shell_quote(word));
+  return items;
+}
+
+// Words joined into one command, continued over lines at the given word indexes for readability.
+std::string command_line(const std::vector<CommandWord>& words, const std::vector<size_t>& breaks) {
+  std::string line;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) line += std::find(breaks.begin(), breaks.end(), i) != breaks.end() ? " \\\n    " : " ";
+    line += shell_word(words[i]);
+  }
+  return line;
+}
+
+std::string strip_trailing_newlines(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+std::vector<CommandWord> rank_command(const std::vector<CommandWord>& launcher, bool rank_wrapper,
+                                      const std::vector<std::string>& program) {
+  std::vector<CommandWord> words = launcher;
+  if (rank_wrapper) {
+    words.push_back({"EZPZ_BIN", true});
+    words.push_back({"exec", false});
+    words.push_back({"--", false});
+  }
+  for (const auto& word : program) words.push_back({word, false});
+  return words;
+}
+
+Script render(const ResolvedJob& job, const Catalog& catalog, const std::string& ezpz_bin) {
+  const JobSpec& spec = job.spec;
+  const Scheduler& scheduler = *job.scheduler;
+  const SystemProfile& profile = *job.profile;
+
+  std::string workdir;
+  if (spec.workdir) {
+    workdir = shell_quote(spec.workdir->value);
+  } else if (!scheduler.workdir_variable.empty()) {
+    workdir = "\"$" + scheduler.workdir_variable + "\"";
+  }
+
+  std::vector<std::pair<std::string, std::string>> handoff = {
+      {"EZPZ_SYSTEM", profile.name},
+      {"EZPZ_TORCH_BACKEND", spec.torch.backend->value},
+      {"EZPZ_TORCH_DEVICE", spec.torch.device->value},
+  };
+  std::vector<std::pair<std::string, std::string>> backend_env;
+  for (const auto& [name, value] : job.backend_env) backend_env.emplace_back(name, value.value);
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const auto& [name, value] : spec.env) env.emplace_back(name, value.value);
+
+  std::vector<std::string> modules = spec.modules ? spec.modules->value : std::vector<std::string>{};
+  std::string setup = spec.setup ? strip_trailing_newlines(spec.setup->value) : std::string();
+
+  mstch::array stage;
+  if (spec.stage) {
+    for (const auto& entry : spec.stage->value) {
+      std::vector<std::string> yeet = {"yeet"};
+      if (entry.unpack) yeet.push_back("--unpack");
+      if (entry.venv) yeet.push_back("--venv");
+      yeet.push_back("--");
+      yeet.push_back(entry.src);
+      yeet.push_back(entry.dest);
+      std::vector<CommandWord> words = job.stage_launcher;
+      words.push_back({"EZPZ_BIN", true});
+      for (const auto& word : yeet) words.push_back({word, false});
+      stage.push_back(mstch::map{
+          {"src", entry.src},
+          {"command", command_line(words, {job.stage_launcher.size()})},
+          {"failure", shell_quote("ezpz: staging '" + entry.src + "' to '" + entry.dest + "' failed; not launching")},
+      });
+    }
+  }
+
+  std::vector<CommandWord> launch = rank_command(job.launcher, profile.launcher.rank_wrapper, spec.run->value);
+  std::vector<size_t> breaks = {job.launcher.size()};
+  if (profile.launcher.rank_wrapper) breaks.push_back(job.launcher.size() + 3);
+
+  mstch::map context{
+      {"shell", profile.shell},
+      {"version", std::string(k_version)},
+      {"system", profile.name},
+      {"hash", job.hash},
+      {"directive_prefix", scheduler.directive_prefix},
+      {"directives", quoted({})},
+      {"workdir", workdir},
+      {"has_modules", !modules.empty() || !profile.module_use.empty()},
+      {"module_use", quoted(profile.module_use)},
+      {"modules", quoted(modules)},
+      {"ezpz_bin", shell_quote(ezpz_bin)},
+      {"handoff", variables(handoff)},
+      {"has_backend_env", !backend_env.empty()},
+      {"backend_env", variables(backend_env)},
+      {"has_env", !env.empty()},
+      {"env", variables(env)},
+      {"has_setup", !setup.empty()},
+      {"setup", setup},
+      {"stage", stage},
+      {"nodes", std::to_string(spec.nodes->value)},
+      {"ranks_per_node", std::to_string(spec.ranks_per_node->value)},
+      {"total_ranks", std::to_string(job.total_ranks.value)},
+      {"launch", command_line(launch, breaks)},
+  };
+  mstch::array directives;
+  for (const auto& line : job.directives) directives.push_back(line);  // validated, never quoted
+  context["directives"] = directives;
+
+  // Values are quoted above; Mustache's HTML escaping would corrupt them.
+  mstch::config::escape = [](const std::string& text) { return text; };
+  std::string text = mstch::render(catalog.template_text(scheduler.template_name), context,
+                                   {{"body", catalog.template_text("job_body")}});
+  return Script{std::move(text), scheduler.submit};
+}
+
+}  // namespace ezpz

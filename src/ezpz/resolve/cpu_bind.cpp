@@ -1,0 +1,78 @@
+// CPU binding lists.
+#include "ezpz/resolve/cpu_bind.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace {
+
+std::string range_text(int first, int last) {
+  return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
+}
+
+}  // namespace
+
+std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node) {
+  if (ranks_per_node <= 0 || ranks_per_node % node.sockets != 0) return std::nullopt;
+  long ranks_per_socket = ranks_per_node / node.sockets;
+  std::vector<std::string> groups;
+  for (int socket = 0; socket < node.sockets; ++socket) {
+    std::vector<int> cores;
+    for (int core = socket * node.cores_per_socket; core < (socket + 1) * node.cores_per_socket; ++core) {
+      if (std::find(node.reserved_cores.begin(), node.reserved_cores.end(), core) == node.reserved_cores.end()) {
+        cores.push_back(core);
+      }
+    }
+    long per_rank = static_cast<long>(cores.size()) / ranks_per_socket;
+    if (per_rank == 0) return std::nullopt;
+    for (long rank = 0; rank < ranks_per_socket; ++rank) {
+      // Contiguous core ids print as ranges; a reserved core inside a block splits it with ','.
+      std::vector<std::string> ranges;
+      size_t begin = static_cast<size_t>(rank * per_rank);
+      size_t end = begin + static_cast<size_t>(per_rank);
+      size_t start = begin;
+      for (size_t i = begin + 1; i <= end; ++i) {
+        if (i == end || cores[i] != cores[i - 1] + 1) {
+          ranges.push_back(range_text(cores[start], cores[i - 1]));
+          start = i;
+        }
+      }
+      groups.push_back(join(ranges, ","));
+    }
+  }
+  return "list:" + join(groups, ":");
+}
+
+std::optional<long> cpus_in_list(const std::string& binding) {
+  if (binding.rfind("list:", 0) != 0) return std::nullopt;
+  long smallest = std::numeric_limits<long>::max();
+  for (const auto& group : split(binding.substr(5), ':')) {
+    long count = 0;
+    for (const auto& range : split(group, ',')) {
+      auto dash = range.find('-');
+      try {
+        long first = std::stol(range.substr(0, dash));
+        long last = dash == std::string::npos ? first : std::stol(range.substr(dash + 1));
+        count += last - first + 1;
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+    smallest = std::min(smallest, count);
+  }
+  return smallest;
+}
+
+std::optional<std::string> cpu_binding(const Launcher& launcher, const NodeShape& node, long ranks_per_node) {
+  auto explicit_binding = launcher.cpu_bind.find(ranks_per_node);
+  if (explicit_binding != launcher.cpu_bind.end()) return explicit_binding->second;
+  if (launcher.cpu_bind_default == "none" || launcher.cpu_bind_default.empty()) return std::nullopt;
+  if (launcher.cpu_bind_default == "generate") return generate_cpu_list(node, ranks_per_node);
+  return launcher.cpu_bind_default;
+}
+
+}  // namespace ezpz

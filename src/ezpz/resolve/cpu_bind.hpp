@@ -1,0 +1,22 @@
+// CPU binding and cpus-per-rank from a node's shape.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ezpz/profile/system_profile.hpp"
+
+namespace ezpz {
+
+// A PALS-style "list:a-b:c-d…" binding: ranks are spread evenly over sockets, each socket's usable
+// cores (reserved ones skipped) split evenly among its ranks. nullopt when ranks cannot be placed
+// (more ranks than usable cores, or ranks not divisible by sockets).
+std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node);
+
+// The smallest number of cpus in any group of a "list:" binding; nullopt for other forms.
+std::optional<long> cpus_in_list(const std::string& binding);
+
+// The binding for `ranks_per_node` ranks under `launcher`'s table and default.
+std::optional<std::string> cpu_binding(const Launcher& launcher, const NodeShape& node, long ranks_per_node);
+
+}  // namespace ezpz

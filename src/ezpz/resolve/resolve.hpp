@@ -1,0 +1,60 @@
+// resolve: job spec + system profile + overrides → one fully determined job, every value with its origin.
+// Pure: the environment, the detection result and the binary path are inputs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ezpz/profile/catalog.hpp"
+#include "ezpz/profile/detect.hpp"
+#include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/option_template.hpp"
+
+namespace ezpz {
+
+struct ResolveInputs {
+  std::string spec_path;  // the job file, for the default job name; may be empty
+  JobSpec spec;           // from the job file
+  JobSpec env;            // from EZPZ_* variables
+  JobSpec cli;            // from --set / --system
+  // Called only when no layer names a system.
+  std::function<std::optional<Detection>()> detect;
+};
+
+struct ResolvedJob {
+  JobSpec spec;  // every key after precedence; ranks_per_node/cpus_per_rank/torch.* no longer 'auto'
+  const SystemProfile* profile = nullptr;
+  const Scheduler* scheduler = nullptr;
+  Sourced<long> total_ranks;
+  std::optional<Sourced<std::string>> cpu_bind;
+  std::vector<std::pair<std::string, Sourced<std::string>>> backend_env;  // for this job's node count
+  std::vector<std::string> directives;   // without the prefix, in output order
+  std::vector<CommandWord> launcher;     // the launcher's words, before the rank wrapper and the program
+  std::string hash;                      // of everything above (hex)
+
+  // The values a stage step's launcher gets: one rank per node, no cpu binding.
+  std::vector<CommandWord> stage_launcher;
+};
+
+// Resolves or throws a UserError that holds every independent problem found.
+ResolvedJob resolve(const Catalog& catalog, const ResolveInputs& inputs);
+
+// One line of `ezpz resolve --explain`.
+struct ExplainedValue {
+  std::string key;
+  nlohmann::json value;
+  Origin origin;
+};
+
+// Every resolved value in a stable order: spec keys first, then derived values.
+std::vector<ExplainedValue> explain(const ResolvedJob& job);
+
+// {key: value} or, with origins, {key: {"value": …, "origin": {"kind": …, "where": …}}}.
+nlohmann::json resolved_json(const ResolvedJob& job, bool with_origins);
+
+}  // namespace ezpz

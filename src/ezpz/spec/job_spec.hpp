@@ -1,0 +1,127 @@
+// The job spec: what a user writes in job.yaml, as typed values that remember where they came from.
+// Every key is described once, in the field table (spec/fields.cpp), which drives parsing, merging,
+// `--set`, `EZPZ_*` overrides, the JSON schema and the unknown-key hints.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/node.hpp"
+#include "ezpz/util/origin.hpp"
+
+namespace ezpz {
+
+template <class T>
+using Field = std::optional<Sourced<T>>;
+
+// `ranks_per_node: auto` and `cpus_per_rank: auto` are stored as this value.
+inline constexpr long k_auto = 0;
+
+struct StageEntry {
+  std::string src;
+  std::string dest;
+  bool unpack = false;  // unpack a tarball on arrival
+  bool venv = false;    // relocate a Python virtual environment
+  SourceLoc loc;
+};
+
+struct TorchSpec {
+  Field<std::string> backend;  // auto | nccl | xccl | gloo | mpi
+  Field<std::string> device;   // auto | cuda | xpu | cpu
+};
+
+struct MailSpec {
+  Field<std::string> user;
+  Field<std::vector<std::string>> events;  // begin | end | fail
+};
+
+struct JobSpec {
+  Field<std::string> name;
+  Field<std::string> system;
+  Field<std::string> account;
+  Field<std::string> queue;
+  Field<long> nodes;
+  Field<long> walltime;  // seconds
+  Field<std::vector<std::string>> filesystems;
+  Field<long> ranks_per_node;  // k_auto = devices per node
+  Field<long> cpus_per_rank;   // k_auto = usable cpus / ranks_per_node
+  std::map<std::string, Sourced<std::string>> env;  // merged variable by variable
+  Field<std::vector<std::string>> modules;
+  Field<std::string> setup;
+  Field<std::vector<StageEntry>> stage;
+  Field<std::vector<std::string>> run;
+  TorchSpec torch;
+  Field<std::vector<std::string>> scheduler_args;
+  Field<std::string> workdir;
+  Field<std::string> output;
+  Field<std::string> error;
+  MailSpec mail;
+  Field<std::vector<std::string>> after;  // job ids this job waits for (afterok)
+
+  SourceLoc loc;  // the document it was read from (line 0), for errors about keys it lacks
+};
+
+// Reads a spec-shaped map (a job file, or a profile's `defaults:`); values get `kind` as origin.
+// Problems are added to `diagnostics`; whatever could be read is returned.
+JobSpec read_job_spec(const Node& root, OriginKind kind, Diagnostics& diagnostics);
+
+// Loads a job file (or "-" for stdin, shown as "<stdin>"). Throws UserError when unreadable or malformed.
+JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics);
+
+// Applies one `key=value` assignment, the value read as YAML: `nodes=4`, `torch.backend=gloo`,
+// `env.HF_HOME=/tmp/hf`, `modules=[a, b]`. `source_name` is shown in messages ("--set").
+void apply_assignment(JobSpec& spec, std::string_view assignment, std::string_view source_name,
+                      OriginKind kind, Diagnostics& diagnostics);
+
+// Sets the key `path` from the YAML text that starts at `value_column` (0-based) of `source`'s text.
+void apply_value(JobSpec& spec, std::string_view path, const SourceRef& source, size_t value_column,
+                 OriginKind kind, Diagnostics& diagnostics);
+
+// The `EZPZ_*` variables that override spec keys (EZPZ_NODES, EZPZ_TORCH_BACKEND …), read through
+// `getenv`-like `lookup`.
+template <class Lookup>
+JobSpec read_env_overrides(Lookup lookup, Diagnostics& diagnostics);
+
+// `higher` over `lower`: every value set in `higher` wins; env merges variable by variable.
+void merge_into(JobSpec& lower, const JobSpec& higher);
+
+// The name of the environment variable that overrides `path` ("torch.backend" → "EZPZ_TORCH_BACKEND"),
+// or "" when that key cannot be set from the environment.
+std::string env_override_name(std::string_view path);
+
+// A key's value as JSON with its origin (env: the whole map, origin of its first variable).
+struct SpecValue {
+  nlohmann::json value;
+  Origin origin;
+};
+// The value at `path` ("nodes", "torch.backend"), if set.
+std::optional<SpecValue> get_value(const JobSpec& spec, std::string_view path);
+
+// All key paths ("name", "torch.backend" …) with their one-line descriptions, in table order.
+std::vector<std::pair<std::string, std::string>> job_spec_keys();
+
+// A JSON Schema (draft 2020-12) of the job spec, for editors.
+std::string job_spec_schema();
+
+// --- implementation of the template above -------------------------------------------------------
+std::vector<std::string> env_override_paths();
+template <class Lookup>
+JobSpec read_env_overrides(Lookup lookup, Diagnostics& diagnostics) {
+  JobSpec spec;
+  for (const auto& path : env_override_paths()) {
+    std::string variable = env_override_name(path);
+    const char* value = lookup(variable.c_str());
+    if (value == nullptr) continue;
+    std::string text = variable + "=" + value;
+    apply_value(spec, path, make_source("env", text, true), variable.size() + 1, OriginKind::env, diagnostics);
+  }
+  return spec;
+}
+
+}  // namespace ezpz

@@ -1,0 +1,25 @@
+// Reading a job file from disk or stdin.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "ezpz/spec/job_spec.hpp"
+
+namespace ezpz {
+
+JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics) {
+  std::string text;
+  std::string name = path;
+  if (path == "-") {
+    name = "<stdin>";
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UserError("cannot read job spec '" + path + "'", "check the path; use '-' to read from stdin");
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  Node root = parse_yaml(make_source(name, std::move(text)));
+  return read_job_spec(root, OriginKind::spec, diagnostics);
+}
+
+}  // namespace ezpz

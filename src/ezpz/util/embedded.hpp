@@ -1,0 +1,21 @@
+// Shipped data files (profiles, scheduler descriptions, templates) compiled into the binary.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace ezpz {
+
+struct EmbeddedFile {
+  std::string_view path;  // relative to the source root, e.g. "systems/aurora.yaml"
+  std::string_view text;
+};
+
+// Every embedded file, sorted by path.
+const std::vector<EmbeddedFile>& embedded_files();
+
+// The embedded file at `path`, if any.
+std::optional<std::string_view> find_embedded(std::string_view path);
+
+}  // namespace ezpz

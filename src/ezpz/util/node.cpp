@@ -1,0 +1,213 @@
+// YAML → Node conversion (the only place yaml-cpp is used), merging and typed reads.
+#include "ezpz/util/node.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace {
+
+struct Converter {
+  SourceRef source;
+  int line_offset;
+  int column_offset;
+
+  SourceLoc at(const YAML::Mark& mark, size_t length) const {
+    if (mark.line < 0) return SourceLoc{source, 1, 1, 1};
+    int line = mark.line + 1 + line_offset;
+    int column = mark.column + 1 + (mark.line == 0 ? column_offset : 0);
+    return SourceLoc{source, line, column, static_cast<int>(std::max<size_t>(1, length))};
+  }
+
+  Node convert(const YAML::Node& yaml) const {
+    Node node;
+    switch (yaml.Type()) {
+      case YAML::NodeType::Scalar:
+        node.kind = Node::Kind::scalar;
+        node.scalar = yaml.Scalar();
+        node.quoted = yaml.Tag() == "!";
+        node.loc = at(yaml.Mark(), node.scalar.size() + (node.quoted ? 2 : 0));
+        break;
+      case YAML::NodeType::Sequence:
+        node.kind = Node::Kind::sequence;
+        node.loc = at(yaml.Mark(), 1);
+        for (const auto& item : yaml) node.items.push_back(convert(item));
+        break;
+      case YAML::NodeType::Map:
+        node.kind = Node::Kind::map;
+        node.loc = at(yaml.Mark(), 1);
+        for (const auto& entry : yaml) {
+          MapEntry converted;
+          converted.key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
+          converted.key_loc = at(entry.first.Mark(), converted.key.size());
+          converted.value = convert(entry.second);
+          if (converted.value.is_null()) converted.value.loc = converted.key_loc;
+          node.entries.push_back(std::move(converted));
+        }
+        break;
+      case YAML::NodeType::Null:
+      case YAML::NodeType::Undefined:
+        node.loc = at(yaml.Mark(), 1);
+        break;
+    }
+    return node;
+  }
+};
+
+}  // namespace
+
+const Node* Node::find(std::string_view key) const {
+  for (const auto& entry : entries) {
+    if (entry.key == key) return &entry.value;
+  }
+  return nullptr;
+}
+
+std::string Node::describe() const {
+  switch (kind) {
+    case Kind::scalar:
+      return "'" + scalar + "'";
+    case Kind::sequence:
+      return "a list";
+    case Kind::map:
+      return "a map";
+    case Kind::null:
+      break;
+  }
+  return "nothing";
+}
+
+Node parse_yaml(const SourceRef& source, int line_offset, int column_offset) {
+  return parse_yaml(source, source->text, line_offset, column_offset);
+}
+
+Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset) {
+  Converter converter{source, line_offset, column_offset};
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    Node node = converter.convert(root);
+    if (node.is_null()) node.loc = SourceLoc{source, 0, 0, 1};
+    return node;
+  } catch (const YAML::Exception& error) {
+    SourceLoc loc = converter.at(error.mark, 1);
+    throw UserError(loc, "malformed YAML: " + error.msg);
+  }
+}
+
+Node merge_nodes(const Node& base, const Node& overlay) {
+  if (!base.is_map() || !overlay.is_map()) return overlay;
+  Node merged = base;
+  for (const auto& entry : overlay.entries) {
+    auto existing = std::find_if(merged.entries.begin(), merged.entries.end(),
+                                 [&](const MapEntry& e) { return e.key == entry.key; });
+    if (existing != merged.entries.end() && entry.value.is_null()) {
+      existing->value = entry.value;  // null stays as a marker: "removed" for every later layer too
+    } else if (existing != merged.entries.end()) {
+      existing->value = merge_nodes(existing->value, entry.value);
+    } else {
+      merged.entries.push_back(entry);
+    }
+  }
+  return merged;
+}
+
+Node make_scalar(std::string text, SourceLoc loc) {
+  Node node;
+  node.kind = Node::Kind::scalar;
+  node.scalar = std::move(text);
+  node.loc = std::move(loc);
+  return node;
+}
+
+bool expect_map(const Node& node, std::string_view what, Diagnostics& diagnostics) {
+  if (node.is_map()) return true;
+  diagnostics.error(node.loc, "'" + std::string(what) + "' expects a map of keys, found " + node.describe());
+  return false;
+}
+
+void check_keys(const Node& map, const std::vector<std::string>& allowed, Diagnostics& diagnostics,
+                std::string_view context) {
+  for (const auto& entry : map.entries) {
+    if (std::find(allowed.begin(), allowed.end(), entry.key) != allowed.end()) continue;
+    std::string where = context.empty() ? std::string() : " in '" + std::string(context) + "'";
+    diagnostics.error(entry.key_loc, "unknown key '" + entry.key + "'" + where,
+                      suggestion_hint(entry.key, allowed));
+  }
+}
+
+std::optional<std::string> read_string(const Node& node, std::string_view what, Diagnostics& diagnostics) {
+  if (node.is_scalar()) return node.scalar;
+  diagnostics.error(node.loc, "'" + std::string(what) + "' expects a string, found " + node.describe());
+  return std::nullopt;
+}
+
+std::optional<long> read_int(const Node& node, std::string_view what, long min, long max,
+                             Diagnostics& diagnostics) {
+  std::string expected = min == 1 && max == std::numeric_limits<long>::max() ? "a positive integer"
+                         : max == std::numeric_limits<long>::max()
+                             ? "an integer of at least " + std::to_string(min)
+                             : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  if (node.is_scalar() && !node.scalar.empty() && node.scalar.size() < 18 &&
+      std::all_of(node.scalar.begin(), node.scalar.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    long value = std::stol(node.scalar);
+    if (value >= min && value <= max) return value;
+  }
+  diagnostics.error(node.loc, "'" + std::string(what) + "' expects " + expected + ", found " + node.describe());
+  return std::nullopt;
+}
+
+std::optional<bool> read_bool(const Node& node, std::string_view what, Diagnostics& diagnostics) {
+  if (node.is_scalar() && !node.quoted) {
+    if (node.scalar == "true" || node.scalar == "yes" || node.scalar == "on") return true;
+    if (node.scalar == "false" || node.scalar == "no" || node.scalar == "off") return false;
+  }
+  diagnostics.error(node.loc, "'" + std::string(what) + "' expects true or false, found " + node.describe());
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> read_string_list(const Node& node, std::string_view what,
+                                                         Diagnostics& diagnostics, bool allow_scalar) {
+  if (allow_scalar && node.is_scalar()) return std::vector<std::string>{node.scalar};
+  if (!node.is_sequence()) {
+    diagnostics.error(node.loc, "'" + std::string(what) + "' expects a list of strings, found " + node.describe());
+    return std::nullopt;
+  }
+  std::vector<std::string> values;
+  bool ok = true;
+  for (const auto& item : node.items) {
+    if (item.is_scalar()) {
+      values.push_back(item.scalar);
+    } else {
+      diagnostics.error(item.loc, "'" + std::string(what) + "' expects a list of strings, found " +
+                                      item.describe() + " as an item");
+      ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return values;
+}
+
+}  // namespace ezpz
+
+namespace ezpz {
+
+bool read_section(const Node& node, std::string_view what, const std::vector<KeyHandler>& handlers,
+                  Diagnostics& diagnostics) {
+  if (!expect_map(node, what, diagnostics)) return false;
+  std::vector<std::string> keys;
+  for (const auto& handler : handlers) keys.push_back(handler.key);
+  check_keys(node, keys, diagnostics, what);
+  for (const auto& entry : node.entries) {
+    if (entry.value.is_null()) continue;
+    for (const auto& handler : handlers) {
+      if (handler.key == entry.key) handler.read(entry.value);
+    }
+  }
+  return true;
+}
+
+}  // namespace ezpz

@@ -1,0 +1,29 @@
+// Option groups with {placeholders}, as profiles and scheduler files write them for launchers and
+// directives: "-n {total_ranks}", "--cpu-bind={cpu_bind}", "--hostfile $PBS_NODEFILE".
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ezpz {
+
+// One word of a command line. A word that was exactly `$NAME` refers to a variable of the job's
+// environment and is expanded when the job runs (`variable` holds NAME).
+struct CommandWord {
+  std::string text;
+  bool variable = false;
+};
+
+// Expands one group: splits it on spaces and substitutes placeholders from `values`. Returns nullopt
+// when a placeholder's value is empty (the whole group is dropped). Throws UserError naming
+// `context` when a placeholder is not in `values` at all (a typo in the profile).
+std::optional<std::vector<CommandWord>> expand_option_group(const std::string& group,
+                                                            const std::map<std::string, std::string>& values,
+                                                            const std::string& context);
+
+// A word as it must appear in a shell script: "$NAME" for variables, else shell_quote(text).
+std::string shell_word(const CommandWord& word);
+
+}  // namespace ezpz

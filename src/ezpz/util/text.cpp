@@ -1,0 +1,163 @@
+// String helpers.
+#include "ezpz/util/text.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ezpz {
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t end = text.find(separator, start);
+    parts.emplace_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return parts;
+}
+
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  for (auto& part : split(text, ' ')) {
+    if (!part.empty()) words.push_back(std::move(part));
+  }
+  return words;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string trim(std::string_view text) {
+  size_t begin = 0;
+  size_t end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return std::string(text.substr(begin, end - begin));
+}
+
+std::string to_upper(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string shell_quote(std::string_view word) {
+  // Characters that never need quoting in any position of a POSIX shell word.
+  auto plain = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("%+,-./:=@_").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain) && word.front() != '=') {
+    return std::string(word);
+  }
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = 0;
+  for (const auto& candidate : candidates) {
+    size_t distance = edit_distance(word, candidate);
+    if (best.empty() || distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  // A typo changes a few characters; anything further is a different word.
+  size_t limit = std::max<size_t>(1, std::min(word.size(), best.size()) / 3);
+  return !best.empty() && best_distance <= limit ? best : std::string();
+}
+
+std::string quoted_list(const std::vector<std::string>& items, std::string_view last_separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? std::string(last_separator) : std::string(", ");
+    out += "'" + items[i] + "'";
+  }
+  return out;
+}
+
+std::string suggestion_hint(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string close = closest_match(word, candidates);
+  if (!close.empty()) return "did you mean '" + close + "'?";
+  if (candidates.empty()) return {};
+  return "expected " + quoted_list(candidates);
+}
+
+}  // namespace ezpz
+
+namespace ezpz {
+
+std::optional<std::vector<std::string>> split_command_words(std::string_view text, std::string* why) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote == '\'') {
+      if (c == '\'') quote = 0; else word += c;
+    } else if (quote == '"') {
+      if (c == '"') {
+        quote = 0;
+      } else if (c == '\\' && i + 1 < text.size() && std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos) {
+        word += text[++i];
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+      in_word = true;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0) {
+    *why = std::string("unterminated ") + (quote == '\'' ? "single" : "double") + " quote";
+    return std::nullopt;
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+}  // namespace ezpz

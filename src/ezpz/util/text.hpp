@@ -1,0 +1,43 @@
+// Small string helpers: splitting, joining, shell quoting and "did you mean" suggestions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ezpz {
+
+std::vector<std::string> split(std::string_view text, char separator);
+// Splits on runs of spaces; no empty words.
+std::vector<std::string> split_words(std::string_view text);
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+std::string trim(std::string_view text);
+std::string to_upper(std::string_view text);
+
+// Quotes `word` for a POSIX shell so it is always taken literally: plain words stay as they are,
+// everything else is wrapped in single quotes ('it'\''s').
+std::string shell_quote(std::string_view word);
+
+// Levenshtein distance.
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word`, when it is close enough to be a likely typo; else "".
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+// "did you mean 'x'?" when a close candidate exists, else "expected one of 'a', 'b', 'c'".
+std::string suggestion_hint(std::string_view word, const std::vector<std::string>& candidates);
+
+// "'a', 'b' or 'c'"
+std::string quoted_list(const std::vector<std::string>& items, std::string_view last_separator = " or ");
+
+}  // namespace ezpz
+
+namespace ezpz {
+
+// Splits a command line into words the way a POSIX shell would, but without any expansion:
+// quotes and backslashes group and escape, `$`, `;`, `|` … stay literal characters of the words.
+// Returns nullopt (with `why`) on an unterminated quote.
+std::optional<std::vector<std::string>> split_command_words(std::string_view text, std::string* why);
+
+}  // namespace ezpz

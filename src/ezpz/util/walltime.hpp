@@ -1,0 +1,19 @@
+// Walltime parsing and normalisation: "01:30:00", "90:00", "90m", "1h30m", "2d", "1-12:00:00".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ezpz {
+
+// Seconds for a walltime text, or nullopt (with `why` set) when it is malformed.
+// Accepted: [D-]HH:MM:SS, MM:SS, and unit forms like 90m, 1h30m, 2d, 45s. Fields may overflow
+// ("5:60" is 6 minutes), which is then normalised. A bare number is rejected as ambiguous
+// (PBS reads seconds, Slurm minutes).
+std::optional<long> parse_walltime(std::string_view text, std::string* why);
+
+// "HH:MM:SS" with at least two digits of hours (hours may exceed 24: "168:00:00").
+std::string format_walltime(long seconds);
+
+}  // namespace ezpz
