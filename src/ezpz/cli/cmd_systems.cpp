@@ -18,14 +18,24 @@ std::string pad(const std::string& text, size_t width) {
 int list_systems() {
   Environment env = Environment::from_process();
   std::cout << pad("NAME", 12) << pad("SCHEDULER", 11) << pad("DEVICES", 10) << "DESCRIPTION\n";
+  int status = k_exit_ok;
   for (const auto& name : env.catalog.system_names()) {
-    const SystemProfile& profile = env.catalog.system(name);
+    const SystemProfile* loaded = nullptr;
+    try {
+      loaded = &env.catalog.system(name);
+    } catch (const UserError& error) {
+      std::cout << pad(name, 12) << "broken: " << error.diagnostics().front().loc.describe() << ": "
+                << error.diagnostics().front().message << " (see 'ezpz systems show " << name << "')\n";
+      status = k_exit_user_error;
+      continue;
+    }
+    const SystemProfile& profile = *loaded;
     const Devices& devices = profile.node.devices;
     std::string device_text = devices.kind == "cpu" ? "cpu" : std::to_string(devices.count) + "x" + devices.kind;
     std::string where = profile.path.rfind("systems/", 0) == 0 ? "" : "  [" + profile.path + "]";
     std::cout << pad(name, 12) << pad(profile.scheduler, 11) << pad(device_text, 10) << profile.description << where << "\n";
   }
-  return k_exit_ok;
+  return status;
 }
 
 void print_list(const char* title, const std::vector<std::string>& items) {

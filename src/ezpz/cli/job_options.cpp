@@ -12,7 +12,13 @@ void JobOptions::add_to(CLI::App& command) {
   command.add_option("spec", spec_path, "job spec file (YAML), or '-' for stdin")->required();
   command.add_option("--system", system, "system profile to use (overrides the spec and detection)");
   command.add_option("--set", assignments, "override a spec key: --set nodes=4 --set env.HF_HOME=/tmp/hf")
-      ->type_name("KEY=VALUE");
+      ->type_name("KEY=VALUE")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.find('=') == std::string::npos || value.front() == '=' ? "expected KEY=VALUE, found '" + value + "'"
+                                                                                 : std::string();
+          },
+          "KEY=VALUE"));
 }
 
 ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
@@ -22,17 +28,16 @@ ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
   inputs.spec = load_job_spec(spec_path, diagnostics);
   inputs.env = read_env_overrides(::getenv, diagnostics);
   for (const auto& assignment : assignments) apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
-  if (!system.empty()) apply_assignment(inputs.cli, "system=" + system, "--system", OriginKind::cli, diagnostics);
+  if (!system.empty()) apply_value(inputs.cli, "system", make_source("--system", system, true), 0, OriginKind::cli, diagnostics);
   inputs.detect = [&catalog] { return detect_here(catalog); };
+  std::optional<ResolvedJob> job;
   try {
-    ResolvedJob job = resolve(catalog, inputs);
-    diagnostics.throw_if_any();
-    return job;
+    job = resolve(catalog, inputs);
   } catch (const UserError& error) {
     diagnostics.add(error);
-    diagnostics.throw_if_any();
-    throw;
   }
+  diagnostics.throw_if_any();
+  return std::move(*job);
 }
 
 Environment Environment::from_process() {

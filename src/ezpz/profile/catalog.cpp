@@ -39,14 +39,14 @@ Catalog::Catalog(std::vector<std::string> search_path) {
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
       std::string name = file.stem().string();
-      if (!m_system_files.count(name)) m_system_files[name] = make_source(file.string(), read_file(file));
+      m_system_files[name].push_back(make_source(file.string(), read_file(file)));
     }
   }
   for (const auto& file : embedded_files()) {
     std::string path(file.path);
     if (path.rfind(k_systems_dir, 0) != 0 || !ends_with(path, k_yaml)) continue;
     std::string name = path.substr(k_systems_dir.size(), path.size() - k_systems_dir.size() - k_yaml.size());
-    if (!m_system_files.count(name)) m_system_files[name] = make_source(path, std::string(file.text));
+    m_system_files[name].push_back(make_source(path, std::string(file.text)));
   }
 }
 
@@ -71,10 +71,14 @@ std::vector<std::string> Catalog::system_names() const {
 
 bool Catalog::has_system(const std::string& name) const { return m_system_files.count(name) != 0; }
 
-Node Catalog::load_merged(const std::string& name, int depth) const {
-  Node node = parse_yaml(m_system_files.at(name));
+Node Catalog::load_merged(const std::string& name, size_t level, int depth) const {
+  Node node = parse_yaml(m_system_files.at(name).at(level));
   const Node* extends = node.find("extends");
   if (extends == nullptr || !extends->is_scalar()) return node;
+  bool self = extends->scalar == name;
+  if (self && level + 1 >= m_system_files.at(name).size()) {
+    throw UserError(extends->loc, "'" + name + "' extends itself, and no other profile of that name is on the search path");
+  }
   if (depth >= k_max_extends_depth) {
     throw UserError(extends->loc, "'extends' chain is longer than " + std::to_string(k_max_extends_depth) +
                                       " profiles (a cycle?)");
@@ -83,7 +87,7 @@ Node Catalog::load_merged(const std::string& name, int depth) const {
     throw UserError(extends->loc, "'extends' names unknown system '" + extends->scalar + "'",
                     suggestion_hint(extends->scalar, system_names()));
   }
-  return merge_nodes(load_merged(extends->scalar, depth + 1), node);
+  return merge_nodes(load_merged(extends->scalar, self ? level + 1 : 0, depth + 1), node);
 }
 
 const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& where) const {
@@ -93,8 +97,8 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
     throw UserError(where, "unknown system '" + name + "'", suggestion_hint(name, system_names()));
   }
   Diagnostics diagnostics;
-  auto profile = std::make_unique<SystemProfile>(read_system_profile(load_merged(name, 0), name, diagnostics));
-  profile->source = m_system_files.at(name);
+  auto profile = std::make_unique<SystemProfile>(read_system_profile(load_merged(name, 0, 0), name, diagnostics));
+  profile->source = m_system_files.at(name).front();
   profile->path = profile->source->name;
   if (!profile->scheduler.empty()) {
     try {

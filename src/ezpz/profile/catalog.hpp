@@ -33,9 +33,11 @@ class Catalog {
   std::string template_text(const std::string& name) const;
 
  private:
-  Node load_merged(const std::string& name, int depth) const;
+  // `level` indexes the files found for `name`, highest priority first: a profile that extends its
+  // own name builds on the next one (a user's aurora.yaml extending the shipped aurora).
+  Node load_merged(const std::string& name, size_t level, int depth) const;
 
-  std::map<std::string, SourceRef> m_system_files;
+  std::map<std::string, std::vector<SourceRef>> m_system_files;
   mutable std::map<std::string, std::unique_ptr<SystemProfile>> m_systems;
   mutable std::map<std::string, std::unique_ptr<Scheduler>> m_schedulers;
 };

@@ -145,8 +145,8 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
       {"cpu_bind_default", [&](const Node& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
       {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
   }, r.d);
-  if (launcher.kind.empty()) r.d.error(node.loc, "missing 'launcher.kind'", "one of 'mpiexec', 'srun', 'local'");
-  if (launcher.args.empty()) r.d.error(node.loc, "missing 'launcher.args': the launch command");
+  if (node.is_map() && !node.find("kind")) r.d.error(node.loc, "missing 'launcher.kind'", "one of 'mpiexec', 'srun', 'local'");
+  if (node.is_map() && !node.find("args")) r.d.error(node.loc, "missing 'launcher.args': the launch command");
 }
 
 void read_walltime_steps(Queue& queue, const Node& node, Reader& r) {

@@ -30,14 +30,14 @@ struct Devices {
 
 struct NodeShape {
   int sockets = 1;
-  int cores_per_socket = 1;
+  int cores_per_socket = 0;  // 0 = unknown (generic profiles): no cpu checks, no cpus_per_rank default
   int threads_per_core = 1;
   std::vector<int> reserved_cores;
   std::string node_local;
   NamedTemplates node_local_directives;
   Devices devices;
 
-  int usable_cores() const;
+  int usable_cores() const;  // 0 when the shape is unknown
   SourceLoc loc;
 };
 

@@ -90,9 +90,9 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       words.push_back({"EZPZ_BIN", true});
       for (const auto& word : yeet) words.push_back({word, false});
       stage.push_back(mstch::map{
-          {"src", entry.src},
+          {"src", printable(entry.src)},  // shown in a comment line: no line breaks may reach it
           {"command", command_line(words, {job.stage_launcher.size()})},
-          {"failure", shell_quote("ezpz: staging '" + entry.src + "' to '" + entry.dest + "' failed; not launching")},
+          {"failure", shell_quote("ezpz: staging " + entry.src + " to " + entry.dest + " failed; not launching")},
       });
     }
   }

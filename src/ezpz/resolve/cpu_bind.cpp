@@ -16,7 +16,8 @@ std::string range_text(int first, int last) {
 
 }  // namespace
 
-std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node) {
+std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node,
+                                             std::optional<long> cores_per_rank) {
   if (ranks_per_node <= 0 || ranks_per_node % node.sockets != 0) return std::nullopt;
   long ranks_per_socket = ranks_per_node / node.sockets;
   std::vector<std::string> groups;
@@ -27,8 +28,8 @@ std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_p
         cores.push_back(core);
       }
     }
-    long per_rank = static_cast<long>(cores.size()) / ranks_per_socket;
-    if (per_rank == 0) return std::nullopt;
+    long per_rank = cores_per_rank.value_or(static_cast<long>(cores.size()) / ranks_per_socket);
+    if (per_rank <= 0 || per_rank * ranks_per_socket > static_cast<long>(cores.size())) return std::nullopt;
     for (long rank = 0; rank < ranks_per_socket; ++rank) {
       // Contiguous core ids print as ranges; a reserved core inside a block splits it with ','.
       std::vector<std::string> ranges;

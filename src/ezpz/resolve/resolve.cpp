@@ -22,16 +22,32 @@ const std::vector<std::pair<std::string, std::string>> k_torch_device_of_kind = 
 const std::vector<std::pair<std::string, std::string>> k_backend_of_device = {
     {"cuda", "nccl"}, {"xpu", "xccl"}, {"cpu", "gloo"}};
 
+// Which torch devices a node of each device family can serve, and which backends each device can use.
+const std::vector<std::pair<std::string, std::vector<std::string>>> k_devices_of_kind = {
+    {"cuda", {"cuda", "cpu"}}, {"rocm", {"cuda", "cpu"}}, {"xpu", {"xpu", "cpu"}}, {"cpu", {"cpu"}}};
+const std::vector<std::pair<std::string, std::vector<std::string>>> k_backends_of_device = {
+    {"cuda", {"nccl", "gloo", "mpi"}}, {"xpu", {"xccl", "gloo", "mpi"}}, {"cpu", {"gloo", "mpi"}}};
+
 // Spec keys whose values go into directive lines, which no shell parses: they cannot be quoted, so
 // they must not contain anything that would end or split a directive.
 const std::vector<std::string> k_directive_keys = {"account", "queue", "output", "error", "mail.user",
                                                    "filesystems", "after"};
 
-std::string lookup(const std::vector<std::pair<std::string, std::string>>& table, const std::string& key) {
+template <class Value>
+Value lookup(const std::vector<std::pair<std::string, Value>>& table, const std::string& key) {
   for (const auto& [k, v] : table) {
     if (k == key) return v;
   }
   return {};
+}
+
+std::vector<std::string> with_auto(std::vector<std::string> items) {
+  items.push_back("auto");
+  return items;
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
 }
 
 Origin builtin(std::string note = {}) { return Origin{OriginKind::builtin, {}, std::move(note)}; }
@@ -62,6 +78,7 @@ JobSpec builtin_defaults(const std::string& spec_path) {
   spec.walltime = Sourced<long>{3600, builtin()};
   spec.ranks_per_node = Sourced<long>{k_auto, builtin()};
   spec.cpus_per_rank = Sourced<long>{k_auto, builtin()};
+  spec.cpu_bind = Sourced<std::string>{"auto", builtin()};
   spec.torch.backend = Sourced<std::string>{"auto", builtin()};
   spec.torch.device = Sourced<std::string>{"auto", builtin()};
   return spec;
@@ -76,6 +93,16 @@ bool directive_safe(const std::string& text) {
   return std::none_of(text.begin(), text.end(), [](char c) {
     return std::iscntrl(static_cast<unsigned char>(c)) || c == ' ' || c == '"' || c == '\'' || c == '\\' || c == '#';
   });
+}
+
+// The option a directive sets: "--time" for "--time=1:00:00", "-l place" for "-l place=scatter",
+// "-q" for "-q debug". Two directives with the same option conflict.
+std::string directive_option(const std::string& line) {
+  auto words = split_words(line);
+  if (words.empty()) return {};
+  std::string option = words[0].substr(0, words[0].find('='));
+  if ((option == "-l" || option == "-W") && words.size() > 1) option += " " + words[1].substr(0, words[1].find('='));
+  return option;
 }
 
 std::string walltime_text(long seconds) { return "'" + format_walltime(seconds) + "'"; }
@@ -103,7 +130,7 @@ struct Resolver {
     const auto& name = *job.spec.name;
     static const std::regex k_name("[A-Za-z0-9_][A-Za-z0-9._+-]*");
     if (!std::regex_match(name.value, k_name)) {
-      d.error(name.origin.loc, "job name '" + name.value + "' is not accepted by " + job.scheduler->name,
+      d.error(name.origin.loc, "job name '" + printable(name.value) + "' is not accepted by " + job.scheduler->name,
               "use letters, digits, '.', '_', '+' and '-', starting with a letter, digit or '_'");
     }
     auto limit = job.scheduler->max_length.find("name");
@@ -123,7 +150,7 @@ struct Resolver {
         if (item.empty()) {
           d.error(value->origin.loc, "'" + path + "' must not be empty");
         } else if (!directive_safe(item)) {
-          d.error(value->origin.loc, "'" + path + "' value '" + item + "' cannot go into a scheduler directive",
+          d.error(value->origin.loc, "'" + path + "' value '" + printable(item) + "' cannot go into a scheduler directive",
                   "spaces, quotes, backslashes, '#' and control characters are not allowed there");
         }
       }
@@ -133,7 +160,7 @@ struct Resolver {
         if (arg.empty() || arg.front() != '-' || !std::none_of(arg.begin(), arg.end(), [](char c) {
               return std::iscntrl(static_cast<unsigned char>(c)) || c == '#';
             })) {
-          d.error(job.spec.scheduler_args->origin.loc, "scheduler argument '" + arg + "' is not a single option",
+          d.error(job.spec.scheduler_args->origin.loc, "scheduler argument '" + printable(arg) + "' is not a single option",
                   "each entry starts with '-' and has no '#' (PBS rejects trailing comments) or line breaks");
         }
       }
@@ -143,7 +170,7 @@ struct Resolver {
   void check_required() {
     const SystemProfile& profile = *job.profile;
     for (const auto& key : profile.required) {
-      if (!has_value(job.spec, key)) {
+      if (!has_value(job.spec, key) && !job.spec.was_rejected(key)) {
         d.error(inputs.spec.loc, "system '" + profile.name + "' requires '" + key + "'",
                 "add '" + key + ":' to the spec or pass --set " + key + "=…");
       }
@@ -194,7 +221,8 @@ struct Resolver {
       d.error(nodes.origin.loc, "nodes " + std::to_string(nodes.value) + " is over the limit of queue '" + queue->name +
                                     "' (at most " + std::to_string(*queue->max_nodes) + ")",
               fitting_queues(nodes.value, std::nullopt));
-    } else if (auto limit = queue->walltime_limit(nodes.value); limit && walltime.value > *limit) {
+    }
+    if (auto limit = queue->walltime_limit(nodes.value); limit && walltime.value > *limit) {
       d.error(walltime.origin.loc, "walltime " + walltime_text(walltime.value) + " is over the limit of queue '" +
                                        queue->name + "' for " + std::to_string(nodes.value) + " node" +
                                        (nodes.value == 1 ? "" : "s") + " (" + format_walltime(*limit) + ")",
@@ -219,20 +247,19 @@ struct Resolver {
                                   std::to_string(devices.count) + " " + devices.kind + " devices of a '" + profile.name +
                                   "' node",
               "use 'auto' for one rank per device");
-    } else if (!accelerated && rpn.value > cpus_per_node * node.threads_per_core) {
+    } else if (long threads = node.usable_cores() * node.threads_per_core; !accelerated && threads > 0 && rpn.value > threads) {
       d.error(rpn.origin.loc, "ranks_per_node " + std::to_string(rpn.value) + " is more than the " +
-                                  std::to_string(cpus_per_node) + " usable cpus of a '" + profile.name + "' node");
-    }
-
-    if (auto binding = cpu_binding(profile.launcher, node, rpn.value)) {
-      bool from_table = profile.launcher.cpu_bind.count(rpn.value) != 0;
-      job.cpu_bind = Sourced<std::string>{*binding, from_table ? from_profile(profile, profile.launcher.cpu_bind_loc, "launcher.cpu_bind")
-                                                               : derived("the node shape (launcher.cpu_bind_default)")};
+                                  std::to_string(threads) + " usable hardware threads of a '" + profile.name + "' node");
     }
 
     auto& cpr = *job.spec.cpus_per_rank;
-    if (cpr.value == k_auto) {
-      auto from_list = job.cpu_bind ? cpus_in_list(job.cpu_bind->value) : std::nullopt;
+    resolve_cpu_bind(cpr.value == k_auto ? std::nullopt : std::optional<long>(cpr.value));
+    const std::string& binding = job.spec.cpu_bind->value;
+    if (cpus_per_node == 0) {
+      // Unknown node shape: only an explicit cpus_per_rank is passed on; else the scheduler's default.
+      if (cpr.value == k_auto) job.spec.cpus_per_rank.reset();
+    } else if (cpr.value == k_auto) {
+      auto from_list = cpus_in_list(binding);
       cpr = from_list ? Sourced<long>{*from_list, derived("the cpu binding list")}
                       : Sourced<long>{std::max(1L, cpus_per_node / std::max(1L, rpn.value)),
                                       derived("usable cpus per node / ranks_per_node")};
@@ -244,6 +271,35 @@ struct Resolver {
     job.total_ranks = Sourced<long>{job.spec.nodes->value * rpn.value, derived("nodes x ranks_per_node")};
   }
 
+  // Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
+  void resolve_cpu_bind(std::optional<long> explicit_cpus) {
+    const SystemProfile& profile = *job.profile;
+    const Launcher& launcher = profile.launcher;
+    auto& bind = *job.spec.cpu_bind;
+    long rpn = job.spec.ranks_per_node->value;
+    if (bind.value != "auto") return;  // "none" or the user's own binding, used as written
+    bool lists = launcher.cpu_bind_default == "generate" || (launcher.cpu_bind.count(rpn) != 0 && cpus_in_list(launcher.cpu_bind.at(rpn)));
+    std::optional<std::string> binding;
+    if (explicit_cpus && lists) {
+      binding = generate_cpu_list(profile.node, rpn, explicit_cpus);
+      bind = Sourced<std::string>{binding.value_or("none"), derived("the node shape and cpus_per_rank")};
+    } else if ((binding = cpu_binding(launcher, profile.node, rpn))) {
+      bool from_table = launcher.cpu_bind.count(rpn) != 0;
+      bind = Sourced<std::string>{*binding, from_table ? from_profile(profile, launcher.cpu_bind_loc, "launcher.cpu_bind")
+                                                       : derived("the node shape (launcher.cpu_bind_default)")};
+    } else {
+      bind = Sourced<std::string>{"none", from_profile(profile, launcher.cpu_bind_loc, "no binding for this launcher")};
+    }
+    if (!binding && lists) {
+      SourceLoc loc = explicit_cpus ? job.spec.cpus_per_rank->origin.loc : job.spec.ranks_per_node->origin.loc;
+      d.error(loc, "cannot bind " + std::to_string(rpn) + " rank(s) per node" +
+                       (explicit_cpus ? " x " + std::to_string(*explicit_cpus) + " cpus" : std::string()) + " on a '" +
+                       profile.name + "' node (" + std::to_string(profile.node.sockets) + " socket(s), " +
+                       std::to_string(profile.node.usable_cores()) + " usable cores)",
+              "use a ranks_per_node divisible by the sockets, fewer cpus_per_rank, or set cpu_bind: none or your own list");
+    }
+  }
+
   void resolve_torch() {
     const Devices& devices = job.profile->node.devices;
     auto& device = *job.spec.torch.device;
@@ -251,15 +307,30 @@ struct Resolver {
       device = Sourced<std::string>{lookup(k_torch_device_of_kind, devices.kind),
                                     from_profile(*job.profile, {}, "node.devices.kind '" + devices.kind + "'")};
     }
+    auto devices_here = lookup(k_devices_of_kind, devices.kind);
+    if (!contains(devices_here, device.value)) {
+      d.error(device.origin.loc, "torch.device '" + device.value + "' does not exist on a '" + job.profile->name +
+                                     "' node (" + devices.kind + " devices)",
+              "expected " + quoted_list(with_auto(devices_here)));
+      return;
+    }
     auto& backend = *job.spec.torch.backend;
     if (backend.value == "auto") {
       backend = Sourced<std::string>{lookup(k_backend_of_device, device.value), derived("torch.device '" + device.value + "'")};
+    }
+    auto backends = lookup(k_backends_of_device, device.value);
+    if (!contains(backends, backend.value)) {
+      d.error(backend.origin.loc, "torch.backend '" + backend.value + "' cannot drive '" + device.value +
+                                      "' devices",
+              "expected " + quoted_list(with_auto(backends)));
     }
   }
 
   void check_run() {
     const auto& run = job.spec.run;
-    if (!run) {
+    if (!run && job.spec.was_rejected("run")) {
+      return;
+    } else if (!run) {
       d.error(inputs.spec.loc, "missing required key 'run': the program every rank runs",
               "for example: run: [python3, train.py]");
     } else if (run->value.empty() || run->value.front().empty()) {
@@ -300,10 +371,10 @@ struct Resolver {
         {"walltime", format_walltime(s.walltime->value)},
         {"filesystems", joined(s.filesystems)},
         {"ranks_per_node", std::to_string(s.ranks_per_node->value)},
-        {"cpus_per_rank", std::to_string(s.cpus_per_rank->value)},
+        {"cpus_per_rank", s.cpus_per_rank ? std::to_string(s.cpus_per_rank->value) : std::string()},
         {"total_ranks", std::to_string(job.total_ranks.value)},
         {"gpus_per_node", devices.kind == "cpu" ? std::string() : std::to_string(devices.count)},
-        {"cpu_bind", job.cpu_bind ? job.cpu_bind->value : std::string()},
+        {"cpu_bind", s.cpu_bind->value == "none" ? std::string() : s.cpu_bind->value},
         {"output", text(s.output)},
         {"error", text(s.error)},
         {"mail.user", text(s.mail.user)},
@@ -337,6 +408,11 @@ struct Resolver {
       job.directives.push_back(join(parts, " "));
     }
     if (job.spec.scheduler_args) {
+      // An escape-hatch argument replaces a generated directive for the same option ("-l place=…").
+      for (const auto& arg : job.spec.scheduler_args->value) {
+        auto same = [&](const std::string& line) { return directive_option(line) == directive_option(arg); };
+        job.directives.erase(std::remove_if(job.directives.begin(), job.directives.end(), same), job.directives.end());
+      }
       job.directives.insert(job.directives.end(), job.spec.scheduler_args->value.begin(), job.spec.scheduler_args->value.end());
     }
 
@@ -372,6 +448,7 @@ struct Resolver {
     merge_into(job.spec, upper);
     job.spec.system = system;
     job.spec.loc = inputs.spec.loc;
+    job.spec.rejected = upper.rejected;
 
     check_run();
     check_name();
@@ -412,7 +489,6 @@ std::vector<ExplainedValue> explain(const ResolvedJob& job) {
   }
   values.push_back({"scheduler", job.scheduler->name, from_profile(*job.profile, {}, "scheduler")});
   values.push_back({"total_ranks", job.total_ranks.value, job.total_ranks.origin});
-  if (job.cpu_bind) values.push_back({"cpu_bind", job.cpu_bind->value, job.cpu_bind->origin});
   for (const auto& [name, value] : job.backend_env) values.push_back({"backend_env." + name, value.value, value.origin});
   Origin layout = derived("the scheduler and profile templates");
   values.push_back({"directives", job.directives, layout});

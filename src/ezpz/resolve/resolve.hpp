@@ -27,11 +27,10 @@ struct ResolveInputs {
 };
 
 struct ResolvedJob {
-  JobSpec spec;  // every key after precedence; ranks_per_node/cpus_per_rank/torch.* no longer 'auto'
+  JobSpec spec;  // every key after precedence; ranks_per_node/cpus_per_rank/cpu_bind/torch.* no longer 'auto'
   const SystemProfile* profile = nullptr;
   const Scheduler* scheduler = nullptr;
   Sourced<long> total_ranks;
-  std::optional<Sourced<std::string>> cpu_bind;
   std::vector<std::pair<std::string, Sourced<std::string>>> backend_env;  // for this job's node count
   std::vector<std::string> directives;   // without the prefix, in output order
   std::vector<CommandWord> launcher;     // the launcher's words, before the rank wrapper and the program

@@ -56,6 +56,8 @@ FieldDef field(std::string path, Access access, ValueType<T> type, std::string d
     if (auto value = read(node, path, diagnostics)) {
       origin.loc = node.loc;
       access(spec) = Sourced<T>{std::move(*value), std::move(origin)};
+    } else {
+      spec.rejected.push_back(path);
     }
   };
   def.merge = [access](JobSpec& lower, const JobSpec& higher) {
@@ -70,7 +72,7 @@ FieldDef field(std::string path, Access access, ValueType<T> type, std::string d
 }
 
 ValueType<std::string> text_type() {
-  return {json{{"type", "string"}}, [](const Node& node, const std::string& path, Diagnostics& d) {
+  return {json{{"type", json::array({"string", "number"})}}, [](const Node& node, const std::string& path, Diagnostics& d) {
             return read_string(node, path, d);
           }};
 }
@@ -93,7 +95,7 @@ ValueType<long> auto_count_type() {
 
 ValueType<long> walltime_type() {
   return {json{{"type", "string"},
-               {"pattern", "^([0-9]+-)?[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
+               {"pattern", "^[0-9]+(:[0-9]+){1,2}$|^[0-9]+-[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
                {"examples", json::array({"01:00:00", "90m", "1h30m"})}},
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
             if (!node.is_scalar()) {
@@ -140,7 +142,7 @@ ValueType<std::string> choice_type(std::vector<std::string> choices) {
 }
 
 ValueType<std::vector<std::string>> choice_list_type(std::vector<std::string> choices) {
-  return {json{{"type", "array"}, {"items", {{"enum", choices}}}},
+  return {json{{"anyOf", json::array({json{{"enum", choices}}, json{{"type", "array"}, {"items", {{"enum", choices}}}}})}},
           [choices](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<std::string>> {
             if (node.is_scalar()) {
               if (!check_choice(node, path, choices, d)) return std::nullopt;
@@ -157,7 +159,7 @@ ValueType<std::vector<std::string>> choice_list_type(std::vector<std::string> ch
 
 ValueType<std::vector<StageEntry>> stage_type() {
   static const std::vector<std::string> k_keys = {"src", "dest", "unpack", "venv"};
-  json entry = {{"type", "object"},
+  json entry_schema = {{"type", "object"},
                 {"additionalProperties", false},
                 {"required", json::array({"src", "dest"})},
                 {"properties",
@@ -165,7 +167,7 @@ ValueType<std::vector<StageEntry>> stage_type() {
                   {"dest", {{"type", "string"}, {"description", "absolute path on node-local storage"}}},
                   {"unpack", {{"type", "boolean"}, {"description", "unpack a .tar/.tar.gz/.tar.zst on arrival"}}},
                   {"venv", {{"type", "boolean"}, {"description", "relocate a Python virtual environment"}}}}}};
-  return {json{{"type", "array"}, {"items", entry}},
+  return {json{{"type", "array"}, {"items", entry_schema}},
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<StageEntry>> {
             if (!node.is_sequence()) {
               d.error(node.loc, "'" + path + "' expects a list of {src, dest} maps, found " + node.describe());
@@ -184,6 +186,11 @@ ValueType<std::vector<StageEntry>> stage_type() {
                 if (!value) d.error(item.loc, "missing '" + std::string(required) + "' in a '" + path + "' entry");
                 if (!text || text->empty()) {
                   if (text) d.error(value->loc, "'" + path + "." + required + "' must not be empty");
+                  ok = false;
+                  continue;
+                }
+                if (std::any_of(text->begin(), text->end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); })) {
+                  d.error(value->loc, "'" + path + "." + required + "' contains a control character: '" + printable(*text) + "'");
                   ok = false;
                   continue;
                 }
@@ -210,6 +217,11 @@ void read_env_entry(JobSpec& spec, const std::string& name, const SourceLoc& key
   if (!valid_env_name(name)) {
     d.error(key_loc, "invalid environment variable name '" + name + "'",
             "names are letters, digits and '_', not starting with a digit");
+    return;
+  }
+  if (name.rfind("EZPZ_", 0) == 0) {
+    d.error(key_loc, "'env." + name + "' would change the ezpz hand-off to the runtime",
+            "set the spec key instead (system, torch.backend, torch.device …); see docs/runtime-env.md");
     return;
   }
   if (!value.is_scalar()) {
@@ -265,6 +277,9 @@ const std::vector<FieldDef>& fields() {
               "ranks started on each node; auto = devices per node", env),
         field("cpus_per_rank", [](auto& s) -> auto& { return s.cpus_per_rank; }, auto_count_type(),
               "cpus bound to each rank; auto = usable cpus per node / ranks_per_node", env),
+        field("cpu_bind", [](auto& s) -> auto& { return s.cpu_bind; }, text_type(),
+              "CPU binding given to the launcher: auto (from the profile and node shape), none, or the launcher's own "
+              "value such as list:1-8:9-16 or depth", env),
         env_field(),
         field("modules", [](auto& s) -> auto& { return s.modules; }, list_type(),
               "environment modules to load, in order; replaces the profile's list", !env),
@@ -358,6 +373,7 @@ JobSpec read_job_spec(const Node& root, OriginKind kind, Diagnostics& diagnostic
   if (root.is_null()) return spec;
   if (!root.is_map()) {
     diagnostics.error(root.loc, "a job spec is a map of keys such as 'nodes:' and 'run:', found " + root.describe());
+    spec.rejected.push_back("*");
     return spec;
   }
   read_map(spec, root, "", Origin{kind, {}, {}}, diagnostics);
@@ -367,12 +383,21 @@ JobSpec read_job_spec(const Node& root, OriginKind kind, Diagnostics& diagnostic
 void apply_value(JobSpec& spec, std::string_view path_view, const SourceRef& source, size_t value_column,
                  OriginKind kind, Diagnostics& diagnostics) {
   std::string path(path_view);
+  std::string_view text = std::string_view(source->text).substr(value_column);
   Node value;
-  try {
-    value = parse_yaml(source, std::string_view(source->text).substr(value_column), 0, static_cast<int>(value_column));
-  } catch (const UserError& error) {
-    diagnostics.add(error);
-    return;
+  if (!text.empty() && (text.front() == '[' || text.front() == '{')) {
+    // Lists and maps are written in YAML flow syntax: modules=[a, b].
+    try {
+      value = parse_yaml(source, text, 0, static_cast<int>(value_column));
+    } catch (const UserError& error) {
+      diagnostics.add(error);
+      return;
+    }
+  } else {
+    // Anything else is taken literally: no YAML comments, tags or null.
+    value = make_scalar(std::string(text), SourceLoc{source, 1, static_cast<int>(value_column) + 1,
+                                                     static_cast<int>(std::max<size_t>(1, text.size()))});
+    value.quoted = true;
   }
   if (value.is_null()) value.loc = SourceLoc{source, 1, static_cast<int>(value_column) + 1, 1};
   Origin origin{kind, {}, {}};
@@ -385,7 +410,7 @@ void apply_value(JobSpec& spec, std::string_view path_view, const SourceRef& sou
     if (expect_map(value, path, diagnostics)) read_map(spec, value, path + ".", origin, diagnostics);
   } else {
     std::vector<std::string> paths;
-    for (const auto& def : fields()) paths.push_back(def.path);
+    for (const auto& field_def : fields()) paths.push_back(field_def.path);
     diagnostics.error(key_loc, "unknown key '" + path + "'", suggestion_hint(path, paths));
   }
 }
@@ -404,6 +429,12 @@ void apply_assignment(JobSpec& spec, std::string_view assignment, std::string_vi
 
 void merge_into(JobSpec& lower, const JobSpec& higher) {
   for (const auto& def : fields()) def.merge(lower, higher);
+  lower.rejected.insert(lower.rejected.end(), higher.rejected.begin(), higher.rejected.end());
+}
+
+bool JobSpec::was_rejected(const std::string& path) const {
+  return std::find(rejected.begin(), rejected.end(), path) != rejected.end() ||
+         std::find(rejected.begin(), rejected.end(), "*") != rejected.end();
 }
 
 std::string env_override_name(std::string_view path) {

@@ -51,6 +51,7 @@ struct JobSpec {
   Field<std::vector<std::string>> filesystems;
   Field<long> ranks_per_node;  // k_auto = devices per node
   Field<long> cpus_per_rank;   // k_auto = usable cpus / ranks_per_node
+  Field<std::string> cpu_bind;  // "auto" (from the profile), "none", or the launcher's own value
   std::map<std::string, Sourced<std::string>> env;  // merged variable by variable
   Field<std::vector<std::string>> modules;
   Field<std::string> setup;
@@ -65,6 +66,11 @@ struct JobSpec {
   Field<std::vector<std::string>> after;  // job ids this job waits for (afterok)
 
   SourceLoc loc;  // the document it was read from (line 0), for errors about keys it lacks
+  // Keys that were written but could not be read ("*" when the document itself was not a map):
+  // already reported, so "missing key" errors about them would only repeat the problem.
+  std::vector<std::string> rejected;
+
+  bool was_rejected(const std::string& path) const;
 };
 
 // Reads a spec-shaped map (a job file, or a profile's `defaults:`); values get `kind` as origin.
@@ -74,7 +80,8 @@ JobSpec read_job_spec(const Node& root, OriginKind kind, Diagnostics& diagnostic
 // Loads a job file (or "-" for stdin, shown as "<stdin>"). Throws UserError when unreadable or malformed.
 JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics);
 
-// Applies one `key=value` assignment, the value read as YAML: `nodes=4`, `torch.backend=gloo`,
+// Applies one `key=value` assignment. The value is literal text, unless it starts with '[' or '{',
+// when it is read as YAML flow syntax: `nodes=4`, `torch.backend=gloo`,
 // `env.HF_HOME=/tmp/hf`, `modules=[a, b]`. `source_name` is shown in messages ("--set").
 void apply_assignment(JobSpec& spec, std::string_view assignment, std::string_view source_name,
                       OriginKind kind, Diagnostics& diagnostics);
@@ -117,7 +124,7 @@ JobSpec read_env_overrides(Lookup lookup, Diagnostics& diagnostics) {
   for (const auto& path : env_override_paths()) {
     std::string variable = env_override_name(path);
     const char* value = lookup(variable.c_str());
-    if (value == nullptr) continue;
+    if (value == nullptr || *value == '\0') continue;  // set but empty counts as unset
     std::string text = variable + "=" + value;
     apply_value(spec, path, make_source("env", text, true), variable.size() + 1, OriginKind::env, diagnostics);
   }

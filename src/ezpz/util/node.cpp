@@ -42,6 +42,13 @@ struct Converter {
         node.loc = at(yaml.Mark(), 1);
         for (const auto& entry : yaml) {
           MapEntry converted;
+          std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
+          if (const Node* earlier = node.find(key)) {
+            (void)earlier;
+            auto first = std::find_if(node.entries.begin(), node.entries.end(), [&](const MapEntry& e) { return e.key == key; });
+            throw UserError(at(entry.first.Mark(), key.size()),
+                            "duplicate key '" + key + "' (first at line " + std::to_string(first->key_loc.line) + ")");
+          }
           converted.key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
           converted.key_loc = at(entry.first.Mark(), converted.key.size());
           converted.value = convert(entry.second);

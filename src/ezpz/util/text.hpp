@@ -19,7 +19,7 @@ std::string to_upper(std::string_view text);
 // everything else is wrapped in single quotes ('it'\''s').
 std::string shell_quote(std::string_view word);
 
-// Levenshtein distance.
+// Edit distance counting an adjacent transposition ("nodse" → "nodes") as one edit.
 size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word`, when it is close enough to be a likely typo; else "".
@@ -27,6 +27,9 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 
 // "did you mean 'x'?" when a close candidate exists, else "expected one of 'a', 'b', 'c'".
 std::string suggestion_hint(std::string_view word, const std::vector<std::string>& candidates);
+
+// `text` with control characters shown as escapes ("\n", "\x1b"), for quoting values in messages.
+std::string printable(std::string_view text);
 
 // "'a', 'b' or 'c'"
 std::string quoted_list(const std::vector<std::string>& items, std::string_view last_separator = " or ");

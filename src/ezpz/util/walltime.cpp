@@ -36,15 +36,18 @@ std::optional<long> parse_clock(std::string_view text, std::string* why) {
     *why = "expected HH:MM:SS or MM:SS";
     return std::nullopt;
   }
+  // With days, the fields are H, H:M or H:M:S (Slurm's D-HH[:MM[:SS]]); without, M:S or H:M:S.
+  static const long k_with_days[] = {3600, 60, 1};
+  static const long k_without_days[2][3] = {{60, 1, 0}, {3600, 60, 1}};
+  const long* units = dash != std::string_view::npos ? k_with_days : k_without_days[fields.size() - 2];
   long seconds = 0;
-  for (const auto& field : fields) {
-    if (!all_digits(field)) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!all_digits(fields[i])) {
       *why = "expected HH:MM:SS or MM:SS with digits only";
       return std::nullopt;
     }
-    seconds = seconds * 60 + std::stol(field);
+    seconds += std::stol(fields[i]) * units[i];
   }
-  if (fields.size() == 1) seconds *= 3600;  // "1-12" = 1 day 12 hours (Slurm's D-HH)
   return days * 86400 + seconds;
 }
 

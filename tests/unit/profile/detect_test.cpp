@@ -1,0 +1,52 @@
+// System detection from environment and hostname, table-driven against the shipped profiles.
+#include "ezpz/profile/detect.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "../test_support.hpp"
+
+namespace ezpz {
+namespace {
+
+struct Case {
+  std::map<std::string, std::string> env;
+  std::string hostname;
+  std::string expected;
+};
+
+class Detect : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Detect, PicksTheRightProfile) {
+  const Case& c = GetParam();
+  DetectInput input{[&](const char* name) -> const char* {
+                      auto it = c.env.find(name);
+                      return it == c.env.end() ? nullptr : it->second.c_str();
+                    },
+                    c.hostname};
+  auto detection = detect_system(test::builtin_catalog(), input);
+  ASSERT_TRUE(detection);
+  EXPECT_EQ(detection->system, c.expected) << detection->reason;
+  EXPECT_FALSE(detection->reason.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Machines, Detect, ::testing::Values(
+    Case{{{"PBS_JOBID", "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"}}, "x4102c5s0b0n0", "aurora"},
+    Case{{}, "aurora-uan-0010", "aurora"},
+    Case{{{"PBS_JOBID", "123.polaris-pbs-01.hsn.cm.polaris.alcf.anl.gov"}}, "x3005c0s13b1n0", "polaris"},
+    Case{{}, "polaris-login-02", "polaris"},
+    Case{{{"NERSC_HOST", "perlmutter"}}, "nid001234", "perlmutter"},
+    // nid hostnames alone say nothing: LUMI and Alps use them too.
+    Case{{}, "nid001234", "local"},
+    Case{{{"SLURM_JOB_ID", "42"}}, "nid001234", "slurm"},
+    Case{{}, "frontier08538", "frontier"},
+    Case{{{"LMOD_SYSTEM_NAME", "frontier"}, {"SLURM_JOB_ID", "7"}}, "login03", "frontier"},
+    // A site variable beats a hostname pattern of another site.
+    Case{{{"NERSC_HOST", "perlmutter"}}, "frontier00001", "perlmutter"},
+    Case{{{"PBS_JOBID", "77.pbs-server"}}, "node17", "pbs"},
+    Case{{{"SLURM_JOB_ID", "9"}}, "n1", "slurm"},
+    Case{{}, "my-laptop", "local"}));
+
+}  // namespace
+}  // namespace ezpz

@@ -1,0 +1,139 @@
+// Precedence: built-in default < profile < spec < EZPZ_* env < --set, table-driven, with origins.
+#include <gtest/gtest.h>
+
+#include "../test_support.hpp"
+
+namespace ezpz {
+namespace {
+
+using test::Layers;
+
+struct Case {
+  const char* what;
+  Layers layers;
+  const char* key;
+  nlohmann::json value;
+  OriginKind origin;
+};
+
+class Precedence : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Precedence, HighestLayerWinsAndSaysWhereItCameFrom) {
+  const Case& c = GetParam();
+  ResolvedJob job = test::resolve_layers(c.layers);
+  bool found = false;
+  for (const auto& item : explain(job)) {
+    if (item.key != c.key) continue;
+    found = true;
+    EXPECT_EQ(item.value, c.value) << c.what;
+    EXPECT_EQ(item.origin.kind, c.origin) << c.what << ": " << item.origin.describe();
+  }
+  EXPECT_TRUE(found) << c.what;
+}
+
+const char* k_base = "system: aurora\naccount: P\nrun: [x]\n";
+
+INSTANTIATE_TEST_SUITE_P(Layers, Precedence, ::testing::Values(
+    Case{"built-in default", {"system: slurm\nrun: [x]\n", {}, {}, ""}, "nodes", 1, OriginKind::builtin},
+    Case{"profile default", {k_base, {}, {}, ""}, "queue", "debug", OriginKind::profile},
+    Case{"spec over profile", {std::string(k_base) + "queue: capacity\n", {}, {}, ""}, "queue", "capacity", OriginKind::spec},
+    Case{"env over spec", {std::string(k_base) + "queue: capacity\n", {{"EZPZ_QUEUE", "visualization"}}, {}, ""},
+         "queue", "visualization", OriginKind::env},
+    Case{"--set over env", {std::string(k_base) + "queue: capacity\n", {{"EZPZ_QUEUE", "visualization"}}, {"queue=debug"}, ""},
+         "queue", "debug", OriginKind::cli},
+    Case{"env per variable", {std::string(k_base) + "env: {A: '1'}\n", {}, {"env.B=2"}, ""}, "env.A", "1", OriginKind::spec},
+    Case{"--set env variable", {std::string(k_base) + "env: {A: '1'}\n", {}, {"env.A=2"}, ""}, "env.A", "2", OriginKind::cli},
+    Case{"auto ranks from the profile", {k_base, {}, {}, ""}, "ranks_per_node", 12, OriginKind::profile},
+    Case{"auto backend derived", {k_base, {}, {}, ""}, "torch.backend", "xccl", OriginKind::derived},
+    Case{"spec system over detection", {k_base, {}, {}, "polaris"}, "system", "aurora", OriginKind::spec},
+    Case{"detection when nothing names a system", {"account: P\nrun: [x]\n", {}, {}, "polaris"}, "system", "polaris", OriginKind::derived},
+    Case{"EZPZ_SYSTEM over spec", {"system: aurora\naccount: P\nrun: [x]\n", {{"EZPZ_SYSTEM", "polaris"}}, {}, ""},
+         "system", "polaris", OriginKind::env},
+    Case{"walltime normalised", {std::string(k_base) + "walltime: 5:60\n", {}, {}, ""}, "walltime", "00:06:00", OriginKind::spec}));
+
+TEST(Resolve, FailsLoudlyWithoutAnySystem) {
+  std::string messages = test::error_messages([] { test::resolve_layers({"run: [x]\n", {}, {}, ""}); });
+  EXPECT_NE(messages.find("no system given"), std::string::npos) << messages;
+}
+
+TEST(Resolve, DerivesRanksCpusAndBackendPerSystem) {
+  struct Expect {
+    const char* system;
+    long ranks;
+    long cpus;  // 0: not set (unknown node shape)
+    const char* device;
+    const char* backend;
+  };
+  for (const auto& e : {Expect{"aurora", 12, 4, "xpu", "xccl"}, Expect{"polaris", 4, 8, "cuda", "nccl"},
+                        Expect{"frontier", 8, 7, "cuda", "nccl"}, Expect{"perlmutter", 4, 32, "cuda", "nccl"},
+                        Expect{"slurm", 1, 0, "cpu", "gloo"}}) {
+    ResolvedJob job = test::resolve_layers({std::string("system: ") + e.system + "\naccount: A\nrun: [x]\n", {}, {}, ""});
+    EXPECT_EQ(job.spec.ranks_per_node->value, e.ranks) << e.system;
+    if (e.cpus == 0) {
+      EXPECT_FALSE(job.spec.cpus_per_rank) << e.system << ": unknown node shape, no cpus_per_rank";
+    } else {
+      ASSERT_TRUE(job.spec.cpus_per_rank) << e.system;
+      EXPECT_EQ(job.spec.cpus_per_rank->value, e.cpus) << e.system;
+    }
+    EXPECT_EQ(job.spec.torch.device->value, e.device) << e.system;
+    EXPECT_EQ(job.spec.torch.backend->value, e.backend) << e.system;
+  }
+}
+
+TEST(Resolve, DeviceAndBackendMustSuitTheSystem) {
+  // A job's EZPZ_TORCH_* leaking into a render for another system is caught, not rendered.
+  std::string messages = test::error_messages([] {
+    test::resolve_layers({"system: polaris\naccount: A\nrun: [x]\n", {{"EZPZ_TORCH_DEVICE", "xpu"}}, {}, ""});
+  });
+  EXPECT_NE(messages.find("torch.device 'xpu' does not exist on a 'polaris' node"), std::string::npos) << messages;
+  messages = test::error_messages([] {
+    test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\n", {{"EZPZ_TORCH_BACKEND", "nccl"}}, {}, ""});
+  });
+  EXPECT_NE(messages.find("torch.backend 'nccl' cannot drive 'xpu' devices"),
+            std::string::npos) << messages;
+  EXPECT_EQ(test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\ntorch: {device: cpu}\n", {}, {}, ""})
+                .spec.torch.backend->value, "gloo");
+}
+
+TEST(Resolve, CpuBindingFollowsAnExplicitCpusPerRankOrFailsLoudly) {
+  std::string base = "system: aurora\naccount: A\nrun: [x]\n";
+  ResolvedJob job = test::resolve_layers({base, {}, {"cpus_per_rank=8"}, ""});
+  EXPECT_EQ(job.spec.cpu_bind->value, "list:1-8:9-16:17-24:25-32:33-40:41-48:53-60:61-68:69-76:77-84:85-92:93-100");
+  EXPECT_EQ(test::resolve_layers({base, {}, {"cpu_bind=depth"}, ""}).spec.cpu_bind->value, "depth");
+  std::string messages = test::error_messages([&] { test::resolve_layers({base, {}, {"ranks_per_node=5"}, ""}); });
+  EXPECT_NE(messages.find("cannot bind 5 rank(s) per node on a 'aurora' node"), std::string::npos) << messages;
+  EXPECT_EQ(test::resolve_layers({base, {}, {"ranks_per_node=5", "cpu_bind=none"}, ""}).spec.cpu_bind->value, "none");
+}
+
+TEST(Resolve, SchedulerArgsReplaceTheDirectiveForTheSameOption) {
+  ResolvedJob job = test::resolve_layers(
+      {"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l place=scatter:group=x', '-l select=1:ngpus=4']\n", {}, {}, ""});
+  int place = 0;
+  for (const auto& line : job.directives) place += line.rfind("-l place=", 0) == 0;
+  EXPECT_EQ(place, 1);
+  EXPECT_EQ(job.directives.back(), "-l select=1:ngpus=4");
+  EXPECT_EQ(std::count(job.directives.begin(), job.directives.end(), "-l select=1:system=polaris"), 0);
+}
+
+TEST(Resolve, MultiNodeOnlyBackendVariablesFollowTheNodeCount) {
+  auto has = [](const ResolvedJob& job, const std::string& name) {
+    for (const auto& [n, v] : job.backend_env) {
+      if (n == name) return true;
+    }
+    return false;
+  };
+  std::string spec = "system: frontier\naccount: A\nrun: [x]\n";
+  EXPECT_FALSE(has(test::resolve_layers({spec, {}, {}, ""}), "NCCL_SOCKET_IFNAME"));
+  EXPECT_TRUE(has(test::resolve_layers({spec, {}, {"nodes=2"}, ""}), "NCCL_SOCKET_IFNAME"));
+}
+
+TEST(Resolve, HashChangesWithTheJobAndOnlyWithIt) {
+  std::string spec = "system: slurm\nrun: [x]\n";
+  auto a = test::resolve_layers({spec, {}, {}, ""}).hash;
+  EXPECT_EQ(a, test::resolve_layers({spec, {}, {}, ""}).hash);
+  EXPECT_NE(a, test::resolve_layers({spec, {}, {"nodes=2"}, ""}).hash);
+  EXPECT_EQ(a.size(), 16u);
+}
+
+}  // namespace
+}  // namespace ezpz

@@ -1,0 +1,66 @@
+// Helpers shared by unit tests: resolve a spec given as text, with no process environment involved.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ezpz/profile/catalog.hpp"
+#include "ezpz/render/render.hpp"
+#include "ezpz/resolve/resolve.hpp"
+
+namespace ezpz::test {
+
+inline const Catalog& builtin_catalog() {
+  static const Catalog k_catalog;  // compiled-in profiles only
+  return k_catalog;
+}
+
+struct Layers {
+  std::string spec;                              // YAML text of the job file
+  std::map<std::string, std::string> env;        // EZPZ_* variables
+  std::vector<std::string> set;                  // --set assignments
+  std::string detected;                          // what detection would say, "" for nothing
+};
+
+inline ResolveInputs make_inputs(const Layers& layers, Diagnostics& diagnostics) {
+  ResolveInputs inputs;
+  inputs.spec_path = "job.yaml";
+  inputs.spec = read_job_spec(parse_yaml(make_source("job.yaml", layers.spec)), OriginKind::spec, diagnostics);
+  inputs.env = read_env_overrides(
+      [&](const char* name) -> const char* {
+        auto it = layers.env.find(name);
+        return it == layers.env.end() ? nullptr : it->second.c_str();
+      },
+      diagnostics);
+  for (const auto& assignment : layers.set) apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
+  std::string detected = layers.detected;
+  inputs.detect = [detected]() -> std::optional<Detection> {
+    if (detected.empty()) return std::nullopt;
+    return Detection{detected, "test"};
+  };
+  return inputs;
+}
+
+// Resolves `layers`; throws UserError with everything found, like the CLI.
+inline ResolvedJob resolve_layers(const Layers& layers) {
+  Diagnostics diagnostics;
+  ResolveInputs inputs = make_inputs(layers, diagnostics);
+  diagnostics.throw_if_any();
+  return resolve(builtin_catalog(), inputs);
+}
+
+// All messages of a UserError thrown by `f`, joined by newlines; "" when nothing was thrown.
+template <class F>
+std::string error_messages(F&& f) {
+  try {
+    f();
+  } catch (const UserError& error) {
+    std::string out;
+    for (const auto& d : error.diagnostics()) out += d.message + "\n";
+    return out;
+  }
+  return {};
+}
+
+}  // namespace ezpz::test

@@ -1,0 +1,82 @@
+// The located YAML tree: locations, errors from yaml-cpp, and merging for `extends:`.
+#include "ezpz/util/node.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ezpz {
+namespace {
+
+Node parse(const std::string& name, const std::string& text) { return parse_yaml(make_source(name, text)); }
+
+TEST(ParseYaml, KeepsLineAndColumnOfEveryValue) {
+  Node root = parse("a.yaml", "name: x\nnested:\n  key: [1, 22]\n");
+  ASSERT_TRUE(root.is_map());
+  EXPECT_EQ(root.entries[0].key_loc.describe(), "a.yaml:1:1");
+  EXPECT_EQ(root.find("name")->loc.describe(), "a.yaml:1:7");
+  const Node& list = *root.find("nested")->find("key");
+  EXPECT_EQ(list.items[1].loc.describe(), "a.yaml:3:12");
+  EXPECT_EQ(list.items[1].loc.length, 2);
+}
+
+TEST(ParseYaml, ReportsMalformedYamlWhereYamlCppFoundIt) {
+  try {
+    parse("bad.yaml", "a: [1, 2\nb: 3\n");
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_EQ(error.diagnostics()[0].loc.file->name, "bad.yaml");
+    EXPECT_GT(error.diagnostics()[0].loc.line, 0);
+    EXPECT_NE(error.diagnostics()[0].message.find("malformed YAML"), std::string::npos);
+  }
+}
+
+TEST(ParseYaml, RejectsDuplicateKeysInsteadOfKeepingOne) {
+  try {
+    parse("dup.yaml", "nodes: 2\nrun: [x]\nnodes: 3\n");
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_EQ(error.diagnostics()[0].message, "duplicate key 'nodes' (first at line 1)");
+    EXPECT_EQ(error.diagnostics()[0].loc.describe(), "dup.yaml:3:1");
+  }
+}
+
+TEST(ParseYaml, OffsetsShiftLocationsOfEmbeddedValues) {
+  auto source = make_source("--set", "nodes=abc", true);
+  Node value = parse_yaml(source, "abc", 0, 6);
+  EXPECT_EQ(value.loc.line, 1);
+  EXPECT_EQ(value.loc.column, 7);
+}
+
+TEST(MergeNodes, MapsMergeKeyByKeyAndEverythingElseIsReplaced) {
+  Node base = parse("base.yaml", "a: 1\nm: {x: 1, y: 2}\nl: [1, 2]\n");
+  Node over = parse("over.yaml", "m: {y: 3, z: 4}\nl: [9]\nb: 2\n");
+  Node merged = merge_nodes(base, over);
+  EXPECT_EQ(merged.find("a")->scalar, "1");
+  EXPECT_EQ(merged.find("a")->loc.file->name, "base.yaml");
+  EXPECT_EQ(merged.find("m")->find("x")->scalar, "1");
+  EXPECT_EQ(merged.find("m")->find("y")->scalar, "3");
+  EXPECT_EQ(merged.find("m")->find("y")->loc.file->name, "over.yaml");
+  EXPECT_EQ(merged.find("m")->find("z")->scalar, "4");
+  ASSERT_EQ(merged.find("l")->items.size(), 1u);
+  EXPECT_EQ(merged.find("b")->scalar, "2");
+}
+
+TEST(MergeNodes, NullRemovesForEveryLaterReader) {
+  Node merged = merge_nodes(parse("b.yaml", "q: {debug: {max_nodes: 2}}\n"), parse("o.yaml", "q: {debug: null}\n"));
+  ASSERT_NE(merged.find("q")->find("debug"), nullptr);
+  EXPECT_TRUE(merged.find("q")->find("debug")->is_null());
+}
+
+TEST(ReadSection, ReportsUnknownKeysWithHintsAndSkipsNulls) {
+  Node root = parse("s.yaml", "alpha: 1\nbeta: ~\ngamma: 3\nalpah: 4\n");
+  Diagnostics d;
+  int seen = 0;
+  read_section(root, "section", {{"alpha", [&](const Node&) { ++seen; }}, {"beta", [&](const Node&) { ++seen; }},
+                                 {"gamma", [&](const Node&) { ++seen; }}}, d);
+  EXPECT_EQ(seen, 2);
+  ASSERT_EQ(d.items().size(), 1u);
+  EXPECT_EQ(d.items()[0].message, "unknown key 'alpah' in 'section'");
+  EXPECT_EQ(d.items()[0].hint, "did you mean 'alpha'?");
+}
+
+}  // namespace
+}  // namespace ezpz
