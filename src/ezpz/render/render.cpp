@@ -11,27 +11,38 @@
 namespace ezpz {
 namespace {
 
-mstch::array variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
-  mstch::array items;
-  for (const auto& [name, value] : pairs) items.push_back(mstch::map{{"name", name}, {"value", shell_quote(value)}});
-  return items;
-}
+// Shell-quotes values and remembers whether any of them holds a literal '$' or '`', which shellcheck
+// would otherwise flag (SC2016) although keeping them literal is the point.
+struct Quoter {
+  bool literal_expansion = false;
 
-mstch::array quoted(const std::vector<std::string>& words) {
-  mstch::array items;
-  for (const auto& word : words) items.push_back(shell_quote(word));
-  return items;
-}
-
-// Words joined into one command, continued over lines at the given word indexes for readability.
-std::string command_line(const std::vector<CommandWord>& words, const std::vector<size_t>& breaks) {
-  std::string line;
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (i > 0) line += std::find(breaks.begin(), breaks.end(), i) != breaks.end() ? " \\\n    " : " ";
-    line += shell_word(words[i]);
+  std::string operator()(const std::string& value) {
+    std::string quoted = shell_quote(value);
+    if (quoted != value && value.find_first_of("$`") != std::string::npos) literal_expansion = true;
+    return quoted;
   }
-  return line;
-}
+  std::string operator()(const CommandWord& word) { return word.variable ? shell_word(word) : (*this)(word.text); }
+
+  mstch::array variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
+    mstch::array items;
+    for (const auto& [name, value] : pairs) items.push_back(mstch::map{{"name", name}, {"value", (*this)(value)}});
+    return items;
+  }
+  mstch::array words(const std::vector<std::string>& values) {
+    mstch::array items;
+    for (const auto& value : values) items.push_back((*this)(value));
+    return items;
+  }
+  // Words joined into one command, continued over lines at the given word indexes for readability.
+  std::string command_line(const std::vector<CommandWord>& command, const std::vector<size_t>& breaks) {
+    std::string line;
+    for (size_t i = 0; i < command.size(); ++i) {
+      if (i > 0) line += std::find(breaks.begin(), breaks.end(), i) != breaks.end() ? " \\\n    " : " ";
+      line += (*this)(command[i]);
+    }
+    return line;
+  }
+};
 
 std::string strip_trailing_newlines(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
@@ -56,10 +67,11 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   const JobSpec& spec = job.spec;
   const Scheduler& scheduler = *job.scheduler;
   const SystemProfile& profile = *job.profile;
+  Quoter quote;
 
   std::string workdir;
   if (spec.workdir) {
-    workdir = shell_quote(spec.workdir->value);
+    workdir = quote(spec.workdir->value);
   } else if (!scheduler.workdir_variable.empty()) {
     workdir = "\"$" + scheduler.workdir_variable + "\"";
   }
@@ -91,8 +103,8 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       for (const auto& word : yeet) words.push_back({word, false});
       stage.push_back(mstch::map{
           {"src", printable(entry.src)},  // shown in a comment line: no line breaks may reach it
-          {"command", command_line(words, {job.stage_launcher.size()})},
-          {"failure", shell_quote("ezpz: staging " + entry.src + " to " + entry.dest + " failed; not launching")},
+          {"command", quote.command_line(words, {job.stage_launcher.size()})},
+          {"failure", quote("ezpz: staging " + entry.src + " to " + entry.dest + " failed; not launching")},
       });
     }
   }
@@ -107,25 +119,25 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       {"system", profile.name},
       {"hash", job.hash},
       {"directive_prefix", scheduler.directive_prefix},
-      {"directives", quoted({})},
       {"workdir", workdir},
       {"has_modules", !modules.empty() || !profile.module_use.empty()},
-      {"module_use", quoted(profile.module_use)},
-      {"modules", quoted(modules)},
-      {"ezpz_bin", shell_quote(ezpz_bin)},
-      {"handoff", variables(handoff)},
+      {"module_use", quote.words(profile.module_use)},
+      {"modules", quote.words(modules)},
+      {"ezpz_bin", quote(ezpz_bin)},
+      {"handoff", quote.variables(handoff)},
       {"has_backend_env", !backend_env.empty()},
-      {"backend_env", variables(backend_env)},
+      {"backend_env", quote.variables(backend_env)},
       {"has_env", !env.empty()},
-      {"env", variables(env)},
+      {"env", quote.variables(env)},
       {"has_setup", !setup.empty()},
       {"setup", setup},
       {"stage", stage},
       {"nodes", std::to_string(spec.nodes->value)},
       {"ranks_per_node", std::to_string(spec.ranks_per_node->value)},
       {"total_ranks", std::to_string(job.total_ranks.value)},
-      {"launch", command_line(launch, breaks)},
+      {"launch", quote.command_line(launch, breaks)},
   };
+  context["literal_expansion"] = quote.literal_expansion;
   mstch::array directives;
   for (const auto& line : job.directives) directives.push_back(line);  // validated, never quoted
   context["directives"] = directives;
