@@ -137,7 +137,12 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       {"total_ranks", std::to_string(job.total_ranks.value)},
       {"launch", quote.command_line(launch, breaks)},
   };
-  context["literal_expansion"] = quote.literal_expansion;
+  // Checks that do not apply to generated scripts: literal '$' in quoted values (SC2016), and files
+  // that `setup` sources, which exist only on the compute nodes (SC1091).
+  std::vector<std::string> not_applicable;
+  if (quote.literal_expansion) not_applicable.push_back("SC2016");
+  if (!setup.empty()) not_applicable.push_back("SC1091");
+  context["shellcheck_disable"] = join(not_applicable, ",");
   mstch::array directives;
   for (const auto& line : job.directives) directives.push_back(line);  // validated, never quoted
   context["directives"] = directives;
