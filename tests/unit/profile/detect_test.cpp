@@ -16,6 +16,8 @@ struct Case {
   std::string expected;
 };
 
+void PrintTo(const Case& c, std::ostream* out) { *out << c.expected << "@" << c.hostname; }
+
 class Detect : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Detect, PicksTheRightProfile) {

@@ -16,6 +16,8 @@ struct Case {
   OriginKind origin;
 };
 
+void PrintTo(const Case& c, std::ostream* out) { *out << c.what; }
+
 class Precedence : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Precedence, HighestLayerWinsAndSaysWhereItCameFrom) {

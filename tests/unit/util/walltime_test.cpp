@@ -11,6 +11,8 @@ struct Case {
   long seconds;  // -1: rejected
 };
 
+void PrintTo(const Case& c, std::ostream* out) { *out << "'" << c.text << "'"; }
+
 class WalltimeParse : public ::testing::TestWithParam<Case> {};
 
 TEST_P(WalltimeParse, ParsesOrRejects) {
