@@ -256,8 +256,9 @@ struct Resolver {
     resolve_cpu_bind(cpr.value == k_auto ? std::nullopt : std::optional<long>(cpr.value));
     const std::string& binding = job.spec.cpu_bind->value;
     if (cpus_per_node == 0) {
-      // Unknown node shape: only an explicit cpus_per_rank is passed on; else the scheduler's default.
-      if (cpr.value == k_auto) job.spec.cpus_per_rank.reset();
+      // Unknown node shape: Slurm's and PBS's own default of one cpu per rank, but written out, since
+      // srun does not inherit --cpus-per-task from the batch job (Slurm >= 22.05).
+      if (cpr.value == k_auto) cpr = Sourced<long>{1, builtin("node shape unknown: one cpu per rank")};
     } else if (cpr.value == k_auto) {
       auto from_list = cpus_in_list(binding);
       cpr = from_list ? Sourced<long>{*from_list, derived("the cpu binding list")}
@@ -371,7 +372,7 @@ struct Resolver {
         {"walltime", format_walltime(s.walltime->value)},
         {"filesystems", joined(s.filesystems)},
         {"ranks_per_node", std::to_string(s.ranks_per_node->value)},
-        {"cpus_per_rank", s.cpus_per_rank ? std::to_string(s.cpus_per_rank->value) : std::string()},
+        {"cpus_per_rank", std::to_string(s.cpus_per_rank->value)},
         {"total_ranks", std::to_string(job.total_ranks.value)},
         {"gpus_per_node", devices.kind == "cpu" ? std::string() : std::to_string(devices.count)},
         {"cpu_bind", s.cpu_bind->value == "none" ? std::string() : s.cpu_bind->value},

@@ -62,21 +62,16 @@ TEST(Resolve, DerivesRanksCpusAndBackendPerSystem) {
   struct Expect {
     const char* system;
     long ranks;
-    long cpus;  // 0: not set (unknown node shape)
+    long cpus;
     const char* device;
     const char* backend;
   };
   for (const auto& e : {Expect{"aurora", 12, 4, "xpu", "xccl"}, Expect{"polaris", 4, 8, "cuda", "nccl"},
                         Expect{"frontier", 8, 7, "cuda", "nccl"}, Expect{"perlmutter", 4, 32, "cuda", "nccl"},
-                        Expect{"slurm", 1, 0, "cpu", "gloo"}}) {
+                        Expect{"slurm", 1, 1, "cpu", "gloo"}}) {
     ResolvedJob job = test::resolve_layers({std::string("system: ") + e.system + "\naccount: A\nrun: [x]\n", {}, {}, ""});
     EXPECT_EQ(job.spec.ranks_per_node->value, e.ranks) << e.system;
-    if (e.cpus == 0) {
-      EXPECT_FALSE(job.spec.cpus_per_rank) << e.system << ": unknown node shape, no cpus_per_rank";
-    } else {
-      ASSERT_TRUE(job.spec.cpus_per_rank) << e.system;
-      EXPECT_EQ(job.spec.cpus_per_rank->value, e.cpus) << e.system;
-    }
+    EXPECT_EQ(job.spec.cpus_per_rank->value, e.cpus) << e.system;
     EXPECT_EQ(job.spec.torch.device->value, e.device) << e.system;
     EXPECT_EQ(job.spec.torch.backend->value, e.backend) << e.system;
   }
