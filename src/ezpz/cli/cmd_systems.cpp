@@ -58,8 +58,12 @@ int show_system(const std::string& name) {
   std::cout << "file:       " << p.path << (p.extends.empty() ? "" : " (extends " + p.extends + ")") << "\n";
   std::cout << "scheduler:  " << p.scheduler << "\n";
   std::cout << "audited:    " << (p.audited.empty() ? "never" : p.audited) << "\n";
-  std::cout << "node:       " << node.sockets << " socket(s) x " << node.cores_per_socket << " cores x "
-            << node.threads_per_core << " thread(s), " << node.usable_cores() << " usable cores";
+  if (node.usable_cores() == 0) {
+    std::cout << "node:       shape unknown (no cpu checks; cpus_per_rank defaults to 1)";
+  } else {
+    std::cout << "node:       " << node.sockets << " socket(s) x " << node.cores_per_socket << " cores x "
+              << node.threads_per_core << " thread(s), " << node.usable_cores() << " usable cores";
+  }
   if (!node.reserved_cores.empty()) {
     std::vector<std::string> cores;
     for (int core : node.reserved_cores) cores.push_back(std::to_string(core));

@@ -113,6 +113,10 @@ struct Resolver {
   Diagnostics d;
   ResolvedJob job;
 
+  // Where to point an error about a value: its own location, else the spec file (built-in defaults
+  // have no location of their own).
+  SourceLoc at(const Origin& origin) const { return origin.loc.known() ? origin.loc : inputs.spec.loc; }
+
   const SystemProfile* choose_profile(const JobSpec& upper) {
     Field<std::string> system = upper.system;
     if (!system && inputs.detect) {
@@ -130,12 +134,12 @@ struct Resolver {
     const auto& name = *job.spec.name;
     static const std::regex k_name("[A-Za-z0-9_][A-Za-z0-9._+-]*");
     if (!std::regex_match(name.value, k_name)) {
-      d.error(name.origin.loc, "job name '" + printable(name.value) + "' is not accepted by " + job.scheduler->name,
+      d.error(at(name.origin), "job name '" + printable(name.value) + "' is not accepted by " + job.scheduler->name,
               "use letters, digits, '.', '_', '+' and '-', starting with a letter, digit or '_'");
     }
     auto limit = job.scheduler->max_length.find("name");
     if (limit != job.scheduler->max_length.end() && static_cast<long>(name.value.size()) > limit->second) {
-      d.error(name.origin.loc, "job name is " + std::to_string(name.value.size()) + " characters long; " +
+      d.error(at(name.origin), "job name is " + std::to_string(name.value.size()) + " characters long; " +
                                    job.scheduler->name + " accepts at most " + std::to_string(limit->second));
     }
   }
@@ -148,9 +152,9 @@ struct Resolver {
                                                                : std::vector<std::string>{value->value.get<std::string>()};
       for (const auto& item : items) {
         if (item.empty()) {
-          d.error(value->origin.loc, "'" + path + "' must not be empty");
+          d.error(at(value->origin), "'" + path + "' must not be empty");
         } else if (!directive_safe(item)) {
-          d.error(value->origin.loc, "'" + path + "' value '" + printable(item) + "' cannot go into a scheduler directive",
+          d.error(at(value->origin), "'" + path + "' value '" + printable(item) + "' cannot go into a scheduler directive",
                   "spaces, quotes, backslashes, '#' and control characters are not allowed there");
         }
       }
@@ -160,7 +164,7 @@ struct Resolver {
         if (arg.empty() || arg.front() != '-' || !std::none_of(arg.begin(), arg.end(), [](char c) {
               return std::iscntrl(static_cast<unsigned char>(c)) || c == '#';
             })) {
-          d.error(job.spec.scheduler_args->origin.loc, "scheduler argument '" + printable(arg) + "' is not a single option",
+          d.error(at(job.spec.scheduler_args->origin), "scheduler argument '" + printable(arg) + "' is not a single option",
                   "each entry starts with '-' and has no '#' (PBS rejects trailing comments) or line breaks");
         }
       }
@@ -178,7 +182,7 @@ struct Resolver {
     if (!profile.filesystems.empty() && job.spec.filesystems) {
       for (const auto& fs : job.spec.filesystems->value) {
         if (std::find(profile.filesystems.begin(), profile.filesystems.end(), fs) == profile.filesystems.end()) {
-          d.error(job.spec.filesystems->origin.loc, "unknown filesystem '" + fs + "' for system '" + profile.name + "'",
+          d.error(at(job.spec.filesystems->origin), "unknown filesystem '" + fs + "' for system '" + profile.name + "'",
                   suggestion_hint(fs, profile.filesystems));
         }
       }
@@ -206,24 +210,26 @@ struct Resolver {
       return nullptr;
     }
     const Queue* queue = profile.find_queue(queue_field->value);
-    if (queue == nullptr) {
-      d.error(queue_field->origin.loc, "unknown queue '" + queue_field->value + "' for system '" + profile.name + "'",
+    if (queue == nullptr && queue_field->value.empty()) {
+      return nullptr;  // reported as an empty directive value
+    } else if (queue == nullptr) {
+      d.error(at(queue_field->origin), "unknown queue '" + queue_field->value + "' for system '" + profile.name + "'",
               suggestion_hint(queue_field->value, profile.queue_names()));
       return nullptr;
     }
     const auto& nodes = *job.spec.nodes;
     const auto& walltime = *job.spec.walltime;
     if (nodes.value < queue->min_nodes) {
-      d.error(nodes.origin.loc, "queue '" + queue->name + "' needs at least " + std::to_string(queue->min_nodes) +
+      d.error(at(nodes.origin), "queue '" + queue->name + "' needs at least " + std::to_string(queue->min_nodes) +
                                     " nodes, found " + std::to_string(nodes.value),
               fitting_queues(nodes.value, std::nullopt));
     } else if (queue->max_nodes && nodes.value > *queue->max_nodes) {
-      d.error(nodes.origin.loc, "nodes " + std::to_string(nodes.value) + " is over the limit of queue '" + queue->name +
+      d.error(at(nodes.origin), "nodes " + std::to_string(nodes.value) + " is over the limit of queue '" + queue->name +
                                     "' (at most " + std::to_string(*queue->max_nodes) + ")",
               fitting_queues(nodes.value, std::nullopt));
     }
     if (auto limit = queue->walltime_limit(nodes.value); limit && walltime.value > *limit) {
-      d.error(walltime.origin.loc, "walltime " + walltime_text(walltime.value) + " is over the limit of queue '" +
+      d.error(at(walltime.origin), "walltime " + walltime_text(walltime.value) + " is over the limit of queue '" +
                                        queue->name + "' for " + std::to_string(nodes.value) + " node" +
                                        (nodes.value == 1 ? "" : "s") + " (" + format_walltime(*limit) + ")",
               fitting_queues(nodes.value, walltime.value));
@@ -243,16 +249,23 @@ struct Resolver {
       rpn = accelerated ? Sourced<long>{devices.count, from_profile(profile, devices.count_loc, "node.devices.count")}
                         : Sourced<long>{1, builtin("one rank per node without accelerators")};
     } else if (accelerated && rpn.value > devices.count) {
-      d.error(rpn.origin.loc, "ranks_per_node " + std::to_string(rpn.value) + " is more than the " +
+      d.error(at(rpn.origin), "ranks_per_node " + std::to_string(rpn.value) + " is more than the " +
                                   std::to_string(devices.count) + " " + devices.kind + " devices of a '" + profile.name +
                                   "' node",
               "use 'auto' for one rank per device");
     } else if (long threads = node.usable_cores() * node.threads_per_core; !accelerated && threads > 0 && rpn.value > threads) {
-      d.error(rpn.origin.loc, "ranks_per_node " + std::to_string(rpn.value) + " is more than the " +
+      d.error(at(rpn.origin), "ranks_per_node " + std::to_string(rpn.value) + " is more than the " +
                                   std::to_string(threads) + " usable hardware threads of a '" + profile.name + "' node");
     }
 
+    job.total_ranks = Sourced<long>{job.spec.nodes->value * rpn.value, derived("nodes x ranks_per_node")};
     auto& cpr = *job.spec.cpus_per_rank;
+    if (cpr.value != k_auto && cpus_per_node > 0 && cpr.value * rpn.value > cpus_per_node) {
+      d.error(at(cpr.origin), "cpus_per_rank " + std::to_string(cpr.value) + " x ranks_per_node " +
+                                  std::to_string(rpn.value) + " is more than the " + std::to_string(cpus_per_node) +
+                                  " usable cpus of a '" + profile.name + "' node");
+      return;  // no binding can be computed for it either
+    }
     resolve_cpu_bind(cpr.value == k_auto ? std::nullopt : std::optional<long>(cpr.value));
     const std::string& binding = job.spec.cpu_bind->value;
     if (cpus_per_node == 0) {
@@ -264,12 +277,7 @@ struct Resolver {
       cpr = from_list ? Sourced<long>{*from_list, derived("the cpu binding list")}
                       : Sourced<long>{std::max(1L, cpus_per_node / std::max(1L, rpn.value)),
                                       derived("usable cpus per node / ranks_per_node")};
-    } else if (cpr.value * rpn.value > cpus_per_node) {
-      d.error(cpr.origin.loc, "cpus_per_rank " + std::to_string(cpr.value) + " x ranks_per_node " +
-                                  std::to_string(rpn.value) + " is more than the " + std::to_string(cpus_per_node) +
-                                  " usable cpus of a '" + profile.name + "' node");
     }
-    job.total_ranks = Sourced<long>{job.spec.nodes->value * rpn.value, derived("nodes x ranks_per_node")};
   }
 
   // Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
@@ -278,10 +286,21 @@ struct Resolver {
     const Launcher& launcher = profile.launcher;
     auto& bind = *job.spec.cpu_bind;
     long rpn = job.spec.ranks_per_node->value;
-    if (bind.value != "auto") return;  // "none" or the user's own binding, used as written
+    bool takes_binding = std::any_of(launcher.args.begin(), launcher.args.end(), [](const std::string& group) {
+      return group.find("{cpu_bind}") != std::string::npos;
+    });
+    if (bind.value != "auto") {  // "none" or the user's own binding, used as written
+      if (bind.value != "none" && !takes_binding) {
+        d.error(at(bind.origin), "the '" + launcher.kind + "' launcher of system '" + profile.name + "' takes no cpu binding",
+                "remove cpu_bind or set it to 'none'");
+      }
+      return;
+    }
     bool lists = launcher.cpu_bind_default == "generate" || (launcher.cpu_bind.count(rpn) != 0 && cpus_in_list(launcher.cpu_bind.at(rpn)));
     std::optional<std::string> binding;
-    if (explicit_cpus && lists) {
+    auto table = launcher.cpu_bind.find(rpn);
+    bool table_fits = table != launcher.cpu_bind.end() && (!explicit_cpus || cpus_in_list(table->second) == explicit_cpus);
+    if (explicit_cpus && lists && !table_fits) {
       binding = generate_cpu_list(profile.node, rpn, explicit_cpus);
       bind = Sourced<std::string>{binding.value_or("none"), derived("the node shape and cpus_per_rank")};
     } else if ((binding = cpu_binding(launcher, profile.node, rpn))) {
@@ -292,7 +311,7 @@ struct Resolver {
       bind = Sourced<std::string>{"none", from_profile(profile, launcher.cpu_bind_loc, "no binding for this launcher")};
     }
     if (!binding && lists) {
-      SourceLoc loc = explicit_cpus ? job.spec.cpus_per_rank->origin.loc : job.spec.ranks_per_node->origin.loc;
+      SourceLoc loc = at(explicit_cpus ? job.spec.cpus_per_rank->origin : job.spec.ranks_per_node->origin);
       d.error(loc, "cannot bind " + std::to_string(rpn) + " rank(s) per node" +
                        (explicit_cpus ? " x " + std::to_string(*explicit_cpus) + " cpus" : std::string()) + " on a '" +
                        profile.name + "' node (" + std::to_string(profile.node.sockets) + " socket(s), " +
@@ -310,7 +329,7 @@ struct Resolver {
     }
     auto devices_here = lookup(k_devices_of_kind, devices.kind);
     if (!contains(devices_here, device.value)) {
-      d.error(device.origin.loc, "torch.device '" + device.value + "' does not exist on a '" + job.profile->name +
+      d.error(at(device.origin), "torch.device '" + device.value + "' does not exist on a '" + job.profile->name +
                                      "' node (" + devices.kind + " devices)",
               "expected " + quoted_list(with_auto(devices_here)));
       return;
@@ -321,7 +340,7 @@ struct Resolver {
     }
     auto backends = lookup(k_backends_of_device, device.value);
     if (!contains(backends, backend.value)) {
-      d.error(backend.origin.loc, "torch.backend '" + backend.value + "' cannot drive '" + device.value +
+      d.error(at(backend.origin), "torch.backend '" + backend.value + "' cannot drive '" + device.value +
                                       "' devices",
               "expected " + quoted_list(with_auto(backends)));
     }

@@ -221,7 +221,8 @@ void read_env_entry(JobSpec& spec, const std::string& name, const SourceLoc& key
   }
   if (name.rfind("EZPZ_", 0) == 0) {
     d.error(key_loc, "'env." + name + "' would change the ezpz hand-off to the runtime",
-            "set the spec key instead (system, torch.backend, torch.device …); see docs/runtime-env.md");
+            "ezpz sets EZPZ_* itself: use the spec key (system, torch.backend, torch.device, cpu_bind …) or "
+            "export the variable in 'setup'; see docs/runtime-env.md");
     return;
   }
   if (!value.is_scalar()) {

@@ -158,9 +158,10 @@ std::optional<long> read_int(const Node& node, std::string_view what, long min, 
                          : max == std::numeric_limits<long>::max()
                              ? "an integer of at least " + std::to_string(min)
                              : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
-  if (node.is_scalar() && !node.scalar.empty() && node.scalar.size() < 18 &&
-      std::all_of(node.scalar.begin(), node.scalar.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    long value = std::stol(node.scalar);
+  std::string digits = node.is_scalar() ? trim(node.scalar) : std::string();
+  if (!digits.empty() && digits.size() < 18 &&
+      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    long value = std::stol(digits);
     if (value >= min && value <= max) return value;
   }
   diagnostics.error(node.loc, "'" + std::string(what) + "' expects " + expected + ", found " + node.describe());

@@ -102,6 +102,41 @@ TEST(Resolve, CpuBindingFollowsAnExplicitCpusPerRankOrFailsLoudly) {
   EXPECT_EQ(test::resolve_layers({base, {}, {"ranks_per_node=5", "cpu_bind=none"}, ""}).spec.cpu_bind->value, "none");
 }
 
+TEST(Resolve, EveryLauncherThatBindsTakesTheUsersBinding) {
+  auto launcher_text = [](const ResolvedJob& job) {
+    std::string text;
+    for (const auto& word : job.launcher) text += word.text + " ";
+    return text;
+  };
+  std::string polaris = "system: polaris\naccount: A\nrun: [x]\n";
+  EXPECT_NE(launcher_text(test::resolve_layers({polaris, {}, {}, ""})).find("--cpu-bind depth "), std::string::npos);
+  EXPECT_NE(launcher_text(test::resolve_layers({polaris, {}, {"cpu_bind=list:0,8,16,24"}, ""})).find("--cpu-bind list:0,8,16,24 "),
+            std::string::npos);
+  EXPECT_EQ(launcher_text(test::resolve_layers({polaris, {}, {"cpu_bind=none"}, ""})).find("--cpu-bind"), std::string::npos);
+  std::string frontier = "system: frontier\naccount: A\nrun: [x]\n";
+  EXPECT_NE(launcher_text(test::resolve_layers({frontier, {}, {"cpu_bind=threads"}, ""})).find("--cpu-bind=threads "),
+            std::string::npos);
+  std::string messages = test::error_messages([] { test::resolve_layers({"system: local\nrun: [x]\ncpu_bind: depth\n", {}, {}, ""}); });
+  EXPECT_NE(messages.find("the 'local' launcher of system 'local' takes no cpu binding"), std::string::npos) << messages;
+}
+
+TEST(Resolve, ExplicitCpusMatchingTheSiteListKeepTheSiteList) {
+  ResolvedJob job = test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\ncpus_per_rank: 4\n", {}, {}, ""});
+  EXPECT_EQ(job.spec.cpu_bind->value, "list:4-7:8-11:12-15:16-19:20-23:24-27:56-59:60-63:64-67:68-71:72-75:76-79");
+}
+
+TEST(Resolve, ReportsOneProblemOnceAndAlwaysWithAPlace) {
+  try {
+    test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\nqueue: prod\ncpus_per_rank: 9\n", {}, {}, ""});
+    FAIL();
+  } catch (const UserError& error) {
+    ASSERT_EQ(error.diagnostics().size(), 2u);
+    EXPECT_EQ(error.diagnostics()[0].message, "queue 'prod' needs at least 256 nodes, found 1");
+    EXPECT_EQ(error.diagnostics()[0].loc.describe(), "job.yaml") << "a built-in default points at the spec file";
+    EXPECT_NE(error.diagnostics()[1].message.find("cpus_per_rank 9 x ranks_per_node 12 is more than"), std::string::npos);
+  }
+}
+
 TEST(Resolve, SchedulerArgsReplaceTheDirectiveForTheSameOption) {
   ResolvedJob job = test::resolve_layers(
       {"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l place=scatter:group=x', '-l select=1:ngpus=4']\n", {}, {}, ""});
