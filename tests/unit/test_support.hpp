@@ -17,10 +17,10 @@ inline const Catalog& builtin_catalog() {
 }
 
 struct Layers {
-  std::string spec;                              // YAML text of the job file
-  std::map<std::string, std::string> env;        // EZPZ_* variables
-  std::vector<std::string> set;                  // --set assignments
-  std::string detected;                          // what detection would say, "" for nothing
+  std::string spec;                        // YAML text of the job file
+  std::map<std::string, std::string> env;  // EZPZ_* variables
+  std::vector<std::string> set;            // --set assignments
+  std::string detected;                    // what detection would say, "" for nothing
 };
 
 inline ResolveInputs make_inputs(const Layers& layers, Diagnostics& diagnostics) {
@@ -33,7 +33,8 @@ inline ResolveInputs make_inputs(const Layers& layers, Diagnostics& diagnostics)
         return it == layers.env.end() ? nullptr : it->second.c_str();
       },
       diagnostics);
-  for (const auto& assignment : layers.set) apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
+  for (const auto& assignment : layers.set)
+    apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
   std::string detected = layers.detected;
   inputs.detect = [detected]() -> std::optional<Detection> {
     if (detected.empty()) return std::nullopt;

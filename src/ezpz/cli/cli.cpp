@@ -23,13 +23,15 @@ void print_errors(const UserError& error) {
 }  // namespace
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"ezpz: portable distributed PyTorch jobs on HPC systems.\n"
-               "Write a job spec once; render, submit and launch it on any system with a profile.",
-               "ezpz"};
+  CLI::App app{
+      "ezpz: portable distributed PyTorch jobs on HPC systems.\n"
+      "Write a job spec once; render, submit and launch it on any system with a profile.",
+      "ezpz"};
   app.set_version_flag("--version", std::string("ezpz ") + k_version);
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage.\n"
-             "Docs: docs/spec-reference.md, docs/adding-a-system.md, docs/runtime-env.md");
+  app.footer(
+      "Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage.\n"
+      "Docs: docs/spec-reference.md, docs/adding-a-system.md, docs/runtime-env.md");
   CommandAction action;
   for (auto add : k_commands) add(app, action);
 

@@ -37,7 +37,8 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 void add_render_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<JobOptions>();
   auto output = std::make_shared<std::string>();
-  CLI::App* command = app.add_subcommand("render", "Print the batch script for a job spec (ezpz render job.yaml | qsub)");
+  CLI::App* command =
+      app.add_subcommand("render", "Print the batch script for a job spec (ezpz render job.yaml | qsub)");
   options->add_to(*command);
   command->add_option("-o,--output", *output, "write the script to FILE instead of stdout (made executable)");
   command->footer("Only the script goes to stdout; diagnostics go to stderr.");

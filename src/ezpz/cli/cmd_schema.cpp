@@ -9,9 +9,10 @@ namespace ezpz {
 
 void add_schema_command(CLI::App& app, CommandAction& action) {
   CLI::App* command = app.add_subcommand("schema", "Print the JSON Schema of the job spec");
-  command->footer("Editors: save it as ezpz.schema.json and put\n"
-                  "  # yaml-language-server: $schema=ezpz.schema.json\n"
-                  "at the top of job files.");
+  command->footer(
+      "Editors: save it as ezpz.schema.json and put\n"
+      "  # yaml-language-server: $schema=ezpz.schema.json\n"
+      "at the top of job files.");
   command->callback([&action] {
     action = [] {
       std::cout << job_spec_schema();

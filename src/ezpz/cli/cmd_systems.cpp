@@ -33,7 +33,8 @@ int list_systems() {
     const Devices& devices = profile.node.devices;
     std::string device_text = devices.kind == "cpu" ? "cpu" : std::to_string(devices.count) + "x" + devices.kind;
     std::string where = profile.path.rfind("systems/", 0) == 0 ? "" : "  [" + profile.path + "]";
-    std::cout << pad(name, 12) << pad(profile.scheduler, 11) << pad(device_text, 10) << profile.description << where << "\n";
+    std::cout << pad(name, 12) << pad(profile.scheduler, 11) << pad(device_text, 10) << profile.description << where
+              << "\n";
   }
   return status;
 }
@@ -74,16 +75,20 @@ int show_system(const std::string& name) {
   std::vector<std::string> order;
   for (int device : devices.order) order.push_back(std::to_string(device));
   std::cout << "devices:    " << devices.count << " x " << devices.kind;
-  if (!devices.visibility.empty()) std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(order, ",") << ")";
+  if (!devices.visibility.empty())
+    std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(order, ",") << ")";
   std::cout << "\n";
   std::cout << "launcher:   " << join(p.launcher.args, " ") << "\n";
-  for (const auto& [ranks, binding] : p.launcher.cpu_bind) std::cout << "  cpu-bind for " << ranks << " ranks/node: " << binding << "\n";
+  for (const auto& [ranks, binding] : p.launcher.cpu_bind)
+    std::cout << "  cpu-bind for " << ranks << " ranks/node: " << binding << "\n";
   if (!node.node_local.empty()) std::cout << "node-local: " << node.node_local << "\n";
-  std::cout << "master:     " << p.master_addr << (p.master_port ? ":" + std::to_string(*p.master_port) : std::string(", port from the job id")) << "\n";
+  std::cout << "master:     " << p.master_addr
+            << (p.master_port ? ":" + std::to_string(*p.master_port) : std::string(", port from the job id")) << "\n";
   if (!p.queues.empty()) {
     std::cout << "queues:\n";
     for (const auto& queue : p.queues) {
-      std::string nodes = std::to_string(queue.min_nodes) + "-" + (queue.max_nodes ? std::to_string(*queue.max_nodes) : "");
+      std::string nodes =
+          std::to_string(queue.min_nodes) + "-" + (queue.max_nodes ? std::to_string(*queue.max_nodes) : "");
       std::string walltime = queue.max_walltime ? format_walltime(*queue.max_walltime) : "-";
       for (const auto& step : queue.walltime_by_nodes) {
         walltime += " (<=" + std::to_string(step.max_nodes) + " nodes: " + format_walltime(step.max_walltime) + ")";
@@ -117,7 +122,9 @@ int detect_here_command() {
 void add_systems_command(CLI::App& app, CommandAction& action) {
   CLI::App* command = app.add_subcommand("systems", "List, show and detect system profiles");
   command->require_subcommand(1);
-  command->footer("Profiles: compiled in, and searched in $EZPZ_SYSTEMS_PATH, ~/.config/ezpz/systems, <prefix>/share/ezpz/systems.");
+  command->footer(
+      "Profiles: compiled in, and searched in $EZPZ_SYSTEMS_PATH, ~/.config/ezpz/systems, "
+      "<prefix>/share/ezpz/systems.");
   command->add_subcommand("list", "List the known systems")->callback([&action] { action = list_systems; });
   auto name = std::make_shared<std::string>();
   CLI::App* show = command->add_subcommand("show", "Show one system profile: node shape, launcher, queues, sources");

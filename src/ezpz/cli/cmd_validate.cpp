@@ -11,7 +11,8 @@ namespace ezpz {
 
 void add_validate_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<JobOptions>();
-  CLI::App* command = app.add_subcommand("validate", "Check a job spec against its system profile; report every problem");
+  CLI::App* command =
+      app.add_subcommand("validate", "Check a job spec against its system profile; report every problem");
   options->add_to(*command);
   command->footer("Prints one summary line on success (exit 0); each problem as file:line:col on stderr (exit 1).");
   command->callback([&action, options] {

@@ -15,8 +15,9 @@ void JobOptions::add_to(CLI::App& command) {
       ->type_name("KEY=VALUE")
       ->check(CLI::Validator(
           [](std::string& value) {
-            return value.find('=') == std::string::npos || value.front() == '=' ? "expected KEY=VALUE, found '" + value + "'"
-                                                                                 : std::string();
+            return value.find('=') == std::string::npos || value.front() == '='
+                       ? "expected KEY=VALUE, found '" + value + "'"
+                       : std::string();
           },
           "KEY=VALUE"));
 }
@@ -27,8 +28,10 @@ ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
   inputs.spec_path = spec_path;
   inputs.spec = load_job_spec(spec_path, diagnostics);
   inputs.env = read_env_overrides(::getenv, diagnostics);
-  for (const auto& assignment : assignments) apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
-  if (!system.empty()) apply_value(inputs.cli, "system", make_source("--system", system, true), 0, OriginKind::cli, diagnostics);
+  for (const auto& assignment : assignments)
+    apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
+  if (!system.empty())
+    apply_value(inputs.cli, "system", make_source("--system", system, true), 0, OriginKind::cli, diagnostics);
   inputs.detect = [&catalog] { return detect_here(catalog); };
   std::optional<ResolvedJob> job;
   try {
@@ -45,8 +48,9 @@ Environment Environment::from_process() {
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
   const char* bin = std::getenv("EZPZ_BIN");
   std::string exe_dir = error ? std::string() : exe.parent_path().string();
-  return Environment{Catalog(Catalog::default_search_path(std::getenv("EZPZ_SYSTEMS_PATH"), std::getenv("HOME"), exe_dir)),
-                     bin != nullptr && *bin != '\0' ? std::string(bin) : exe.string()};
+  return Environment{
+      Catalog(Catalog::default_search_path(std::getenv("EZPZ_SYSTEMS_PATH"), std::getenv("HOME"), exe_dir)),
+      bin != nullptr && *bin != '\0' ? std::string(bin) : exe.string()};
 }
 
 std::optional<Detection> detect_here(const Catalog& catalog) {

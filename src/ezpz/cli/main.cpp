@@ -1,4 +1,6 @@
 // The ezpz command: everything happens in run_cli.
 #include "ezpz/cli/cli.hpp"
 
-int main(int argc, char** argv) { return ezpz::run_cli(argc, argv); }
+int main(int argc, char** argv) {
+  return ezpz::run_cli(argc, argv);
+}

@@ -69,7 +69,9 @@ std::vector<std::string> Catalog::system_names() const {
   return names;
 }
 
-bool Catalog::has_system(const std::string& name) const { return m_system_files.count(name) != 0; }
+bool Catalog::has_system(const std::string& name) const {
+  return m_system_files.count(name) != 0;
+}
 
 Node Catalog::load_merged(const std::string& name, size_t level, int depth) const {
   Node node = parse_yaml(m_system_files.at(name).at(level));
@@ -77,11 +79,12 @@ Node Catalog::load_merged(const std::string& name, size_t level, int depth) cons
   if (extends == nullptr || !extends->is_scalar()) return node;
   bool self = extends->scalar == name;
   if (self && level + 1 >= m_system_files.at(name).size()) {
-    throw UserError(extends->loc, "'" + name + "' extends itself, and no other profile of that name is on the search path");
+    throw UserError(extends->loc,
+                    "'" + name + "' extends itself, and no other profile of that name is on the search path");
   }
   if (depth >= k_max_extends_depth) {
-    throw UserError(extends->loc, "'extends' chain is longer than " + std::to_string(k_max_extends_depth) +
-                                      " profiles (a cycle?)");
+    throw UserError(extends->loc,
+                    "'extends' chain is longer than " + std::to_string(k_max_extends_depth) + " profiles (a cycle?)");
   }
   if (!has_system(extends->scalar)) {
     throw UserError(extends->loc, "'extends' names unknown system '" + extends->scalar + "'",

@@ -51,7 +51,8 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
       for (size_t i = begin; i < end; ++i) {
         const DetectRules& rules = profiles[i]->detect;
         if (rules.env.empty() && rules.hostname.empty()) {
-          return Detection{profiles[i]->name, "no other profile matched; '" + profiles[i]->name + "' matches any machine"};
+          return Detection{profiles[i]->name,
+                           "no other profile matched; '" + profiles[i]->name + "' matches any machine"};
         }
       }
     }

@@ -35,7 +35,8 @@ struct Reader {
   }
   void choice(std::string& target, const Node& node, std::string_view what, const std::vector<std::string>& choices) {
     if (!node.is_scalar() || std::find(choices.begin(), choices.end(), node.scalar) == choices.end()) {
-      d.error(node.loc, "'" + std::string(what) + "' expects one of " + quoted_list(choices) + ", found " + node.describe(),
+      d.error(node.loc,
+              "'" + std::string(what) + "' expects one of " + quoted_list(choices) + ", found " + node.describe(),
               node.is_scalar() ? suggestion_hint(node.scalar, choices) : std::string());
       return;
     }
@@ -84,19 +85,32 @@ struct Reader {
     if (!expect_map(node, what, d)) return;
     for (const auto& entry : node.entries) {
       if (entry.value.is_null()) continue;
-      if (auto value = read_string(entry.value, std::string(what) + "." + entry.key, d)) target.emplace_back(entry.key, *value);
+      if (auto value = read_string(entry.value, std::string(what) + "." + entry.key, d))
+        target.emplace_back(entry.key, *value);
     }
   }
 };
 
 void read_devices(Devices& devices, const Node& node, Reader& r) {
-  read_section(node, "node.devices", {
-      {"kind", [&](const Node& n) { r.choice(devices.kind, n, "node.devices.kind", {"cuda", "rocm", "xpu", "cpu"}); }},
-      {"count", [&](const Node& n) { r.number(devices.count, n, "node.devices.count", 1, 1024); devices.count_loc = n.loc; }},
-      {"visibility", [&](const Node& n) { r.text(devices.visibility, n, "node.devices.visibility"); }},
-      {"order", [&](const Node& n) { r.int_list(devices.order, n, "node.devices.order"); }},
-      {"select", [&](const Node& n) { r.choice(devices.select, n, "node.devices.select", {"mask", "index", "launcher"}); }},
-  }, r.d);
+  read_section(node, "node.devices",
+               {
+                   {"kind",
+                    [&](const Node& n) {
+                      r.choice(devices.kind, n, "node.devices.kind", {"cuda", "rocm", "xpu", "cpu"});
+                    }},
+                   {"count",
+                    [&](const Node& n) {
+                      r.number(devices.count, n, "node.devices.count", 1, 1024);
+                      devices.count_loc = n.loc;
+                    }},
+                   {"visibility", [&](const Node& n) { r.text(devices.visibility, n, "node.devices.visibility"); }},
+                   {"order", [&](const Node& n) { r.int_list(devices.order, n, "node.devices.order"); }},
+                   {"select",
+                    [&](const Node& n) {
+                      r.choice(devices.select, n, "node.devices.select", {"mask", "index", "launcher"});
+                    }},
+               },
+               r.d);
   if (devices.order.empty()) {
     devices.order.resize(static_cast<size_t>(devices.count));
     std::iota(devices.order.begin(), devices.order.end(), 0);
@@ -114,15 +128,21 @@ void read_devices(Devices& devices, const Node& node, Reader& r) {
 
 void read_node(NodeShape& shape, const Node& node, Reader& r) {
   shape.loc = node.loc;
-  read_section(node, "node", {
-      {"sockets", [&](const Node& n) { r.number(shape.sockets, n, "node.sockets", 1, 64); }},
-      {"cores_per_socket", [&](const Node& n) { r.number(shape.cores_per_socket, n, "node.cores_per_socket", 1, 4096); }},
-      {"threads_per_core", [&](const Node& n) { r.number(shape.threads_per_core, n, "node.threads_per_core", 1, 16); }},
-      {"reserved_cores", [&](const Node& n) { r.int_list(shape.reserved_cores, n, "node.reserved_cores"); }},
-      {"node_local", [&](const Node& n) { r.text(shape.node_local, n, "node.node_local"); }},
-      {"node_local_directives", [&](const Node& n) { r.templates(shape.node_local_directives, n, "node.node_local_directives"); }},
-      {"devices", [&](const Node& n) { read_devices(shape.devices, n, r); }},
-  }, r.d);
+  read_section(
+      node, "node",
+      {
+          {"sockets", [&](const Node& n) { r.number(shape.sockets, n, "node.sockets", 1, 64); }},
+          {"cores_per_socket",
+           [&](const Node& n) { r.number(shape.cores_per_socket, n, "node.cores_per_socket", 1, 4096); }},
+          {"threads_per_core",
+           [&](const Node& n) { r.number(shape.threads_per_core, n, "node.threads_per_core", 1, 16); }},
+          {"reserved_cores", [&](const Node& n) { r.int_list(shape.reserved_cores, n, "node.reserved_cores"); }},
+          {"node_local", [&](const Node& n) { r.text(shape.node_local, n, "node.node_local"); }},
+          {"node_local_directives",
+           [&](const Node& n) { r.templates(shape.node_local_directives, n, "node.node_local_directives"); }},
+          {"devices", [&](const Node& n) { read_devices(shape.devices, n, r); }},
+      },
+      r.d);
 }
 
 void read_cpu_bind(Launcher& launcher, const Node& node, Reader& r) {
@@ -137,15 +157,25 @@ void read_cpu_bind(Launcher& launcher, const Node& node, Reader& r) {
 }
 
 void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
-  read_section(node, "launcher", {
-      {"kind", [&](const Node& n) { r.choice(launcher.kind, n, "launcher.kind", {"mpiexec", "srun", "local"}); }},
-      {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
-      {"cpu_unit", [&](const Node& n) { r.choice(launcher.cpu_unit, n, "launcher.cpu_unit", {"core", "thread"}); }},
-      {"cpu_bind", [&](const Node& n) { read_cpu_bind(launcher, n, r); }},
-      {"cpu_bind_default", [&](const Node& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
-      {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
-  }, r.d);
-  if (node.is_map() && !node.find("kind")) r.d.error(node.loc, "missing 'launcher.kind'", "one of 'mpiexec', 'srun', 'local'");
+  read_section(node, "launcher",
+               {
+                   {"kind",
+                    [&](const Node& n) {
+                      r.choice(launcher.kind, n, "launcher.kind", {"mpiexec", "srun", "local"});
+                    }},
+                   {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
+                   {"cpu_unit",
+                    [&](const Node& n) {
+                      r.choice(launcher.cpu_unit, n, "launcher.cpu_unit", {"core", "thread"});
+                    }},
+                   {"cpu_bind", [&](const Node& n) { read_cpu_bind(launcher, n, r); }},
+                   {"cpu_bind_default",
+                    [&](const Node& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
+                   {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
+               },
+               r.d);
+  if (node.is_map() && !node.find("kind"))
+    r.d.error(node.loc, "missing 'launcher.kind'", "one of 'mpiexec', 'srun', 'local'");
   if (node.is_map() && !node.find("args")) r.d.error(node.loc, "missing 'launcher.args': the launch command");
 }
 
@@ -157,10 +187,12 @@ void read_walltime_steps(Queue& queue, const Node& node, Reader& r) {
   }
   for (const auto& item : node.items) {
     WalltimeStep step{0, 0};
-    read_section(item, what, {
-        {"max_nodes", [&](const Node& n) { r.number(step.max_nodes, n, what + ".max_nodes", 1); }},
-        {"max_walltime", [&](const Node& n) { r.walltime(step.max_walltime, n, what + ".max_walltime"); }},
-    }, r.d);
+    read_section(item, what,
+                 {
+                     {"max_nodes", [&](const Node& n) { r.number(step.max_nodes, n, what + ".max_nodes", 1); }},
+                     {"max_walltime", [&](const Node& n) { r.walltime(step.max_walltime, n, what + ".max_walltime"); }},
+                 },
+                 r.d);
     if (step.max_nodes > 0 && step.max_walltime > 0) queue.walltime_by_nodes.push_back(step);
   }
 }
@@ -175,14 +207,16 @@ void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
     std::string what = "queues." + entry.key;
     long max_nodes = 0;
     long max_walltime = 0;
-    read_section(entry.value, what, {
-        {"description", [&](const Node& n) { r.text(queue.description, n, what + ".description"); }},
-        {"min_nodes", [&](const Node& n) { r.number(queue.min_nodes, n, what + ".min_nodes", 1); }},
-        {"max_nodes", [&](const Node& n) { r.number(max_nodes, n, what + ".max_nodes", 1); }},
-        {"max_walltime", [&](const Node& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
-        {"walltime_by_nodes", [&](const Node& n) { read_walltime_steps(queue, n, r); }},
-        {"directives", [&](const Node& n) { r.templates(queue.directives, n, what + ".directives"); }},
-    }, r.d);
+    read_section(entry.value, what,
+                 {
+                     {"description", [&](const Node& n) { r.text(queue.description, n, what + ".description"); }},
+                     {"min_nodes", [&](const Node& n) { r.number(queue.min_nodes, n, what + ".min_nodes", 1); }},
+                     {"max_nodes", [&](const Node& n) { r.number(max_nodes, n, what + ".max_nodes", 1); }},
+                     {"max_walltime", [&](const Node& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
+                     {"walltime_by_nodes", [&](const Node& n) { read_walltime_steps(queue, n, r); }},
+                     {"directives", [&](const Node& n) { r.templates(queue.directives, n, what + ".directives"); }},
+                 },
+                 r.d);
     if (max_nodes > 0) queue.max_nodes = max_nodes;
     if (max_walltime > 0) queue.max_walltime = max_walltime;
     queues.push_back(std::move(queue));
@@ -190,43 +224,51 @@ void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
 }
 
 void read_detect(DetectRules& detect, const Node& node, Reader& r) {
-  read_section(node, "detect", {
-      {"env", [&](const Node& n) {
-         if (!expect_map(n, "detect.env", r.d)) return;
-         for (const auto& entry : n.entries) {
-           if (entry.value.is_null()) continue;
-           std::string pattern;
-           r.regex(entry.value, "detect.env." + entry.key, pattern);
-           detect.env.emplace_back(entry.key, pattern);
-         }
-       }},
-      {"hostname", [&](const Node& n) {
-         if (!n.is_sequence()) {
-           r.d.error(n.loc, "'detect.hostname' expects a list of regular expressions, found " + n.describe());
-           return;
-         }
-         for (const auto& item : n.items) {
-           std::string pattern;
-           r.regex(item, "detect.hostname", pattern);
-           detect.hostname.push_back(pattern);
-         }
-       }},
-      {"fallback", [&](const Node& n) { r.number(detect.fallback, n, "detect.fallback", 0, 9); }},
-  }, r.d);
+  read_section(node, "detect",
+               {
+                   {"env",
+                    [&](const Node& n) {
+                      if (!expect_map(n, "detect.env", r.d)) return;
+                      for (const auto& entry : n.entries) {
+                        if (entry.value.is_null()) continue;
+                        std::string pattern;
+                        r.regex(entry.value, "detect.env." + entry.key, pattern);
+                        detect.env.emplace_back(entry.key, pattern);
+                      }
+                    }},
+                   {"hostname",
+                    [&](const Node& n) {
+                      if (!n.is_sequence()) {
+                        r.d.error(n.loc,
+                                  "'detect.hostname' expects a list of regular expressions, found " + n.describe());
+                        return;
+                      }
+                      for (const auto& item : n.items) {
+                        std::string pattern;
+                        r.regex(item, "detect.hostname", pattern);
+                        detect.hostname.push_back(pattern);
+                      }
+                    }},
+                   {"fallback", [&](const Node& n) { r.number(detect.fallback, n, "detect.fallback", 0, 9); }},
+               },
+               r.d);
 }
 
 void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
-  read_section(node, "backend_env", {
-      {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always"); }},
-      {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node"); }},
-      {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node"); }},
-  }, r.d);
+  read_section(node, "backend_env",
+               {
+                   {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always"); }},
+                   {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node"); }},
+                   {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node"); }},
+               },
+               r.d);
 }
 
 void check_required_keys(const Node& root, const std::vector<std::string>& keys, Diagnostics& d) {
   for (const auto& key : keys) {
     const Node* value = root.find(key);
-    if (value == nullptr || value->is_null()) d.error(SourceLoc{root.loc.file, 0, 0, 1}, "missing required key '" + key + "'");
+    if (value == nullptr || value->is_null())
+      d.error(SourceLoc{root.loc.file, 0, 0, 1}, "missing required key '" + key + "'");
   }
 }
 
@@ -238,40 +280,45 @@ SystemProfile read_system_profile(const Node& root, const std::string& name, Dia
   Reader r{d};
   std::vector<std::string> spec_keys;
   for (const auto& [key, doc] : job_spec_keys()) spec_keys.push_back(key);
-  bool is_map = read_section(root, "profile", {
-      {"description", [&](const Node& n) { r.text(p.description, n, "description"); }},
-      {"extends", [&](const Node& n) { r.text(p.extends, n, "extends"); }},
-      {"scheduler", [&](const Node& n) { r.text(p.scheduler, n, "scheduler"); }},
-      {"audited", [&](const Node& n) { r.text(p.audited, n, "audited"); }},
-      {"sources", [&](const Node& n) { r.list(p.sources, n, "sources"); }},
-      {"unverified", [&](const Node& n) { r.list(p.unverified, n, "unverified"); }},
-      {"notes", [&](const Node& n) { r.list(p.notes, n, "notes"); }},
-      {"detect", [&](const Node& n) { read_detect(p.detect, n, r); }},
-      {"node", [&](const Node& n) { read_node(p.node, n, r); }},
-      {"launcher", [&](const Node& n) { read_launcher(p.launcher, n, r); }},
-      {"queues", [&](const Node& n) { read_queues(p.queues, n, r); }},
-      {"required", [&](const Node& n) {
-         r.list(p.required, n, "required");
-         for (const auto& item : n.items) {
-           if (item.is_scalar() && std::find(spec_keys.begin(), spec_keys.end(), item.scalar) == spec_keys.end()) {
-             d.error(item.loc, "'required' lists '" + item.scalar + "', which is not a job spec key",
-                     suggestion_hint(item.scalar, spec_keys));
-           }
-         }
-       }},
-      {"filesystems", [&](const Node& n) { r.list(p.filesystems, n, "filesystems"); }},
-      {"defaults", [&](const Node& n) { p.defaults = read_job_spec(n, OriginKind::profile, d); }},
-      {"module_use", [&](const Node& n) { r.list(p.module_use, n, "module_use"); }},
-      {"directives", [&](const Node& n) { r.templates(p.directives, n, "directives"); }},
-      {"shell", [&](const Node& n) { r.text(p.shell, n, "shell"); }},
-      {"backend_env", [&](const Node& n) { read_backend_env(p.backend_env, n, r); }},
-      {"master_addr", [&](const Node& n) { r.text(p.master_addr, n, "master_addr"); }},
-      {"master_port", [&](const Node& n) {
-         long port = 0;
-         r.number(port, n, "master_port", 1);
-         if (port > 0) p.master_port = port;
-       }},
-  }, d);
+  bool is_map = read_section(
+      root, "profile",
+      {
+          {"description", [&](const Node& n) { r.text(p.description, n, "description"); }},
+          {"extends", [&](const Node& n) { r.text(p.extends, n, "extends"); }},
+          {"scheduler", [&](const Node& n) { r.text(p.scheduler, n, "scheduler"); }},
+          {"audited", [&](const Node& n) { r.text(p.audited, n, "audited"); }},
+          {"sources", [&](const Node& n) { r.list(p.sources, n, "sources"); }},
+          {"unverified", [&](const Node& n) { r.list(p.unverified, n, "unverified"); }},
+          {"notes", [&](const Node& n) { r.list(p.notes, n, "notes"); }},
+          {"detect", [&](const Node& n) { read_detect(p.detect, n, r); }},
+          {"node", [&](const Node& n) { read_node(p.node, n, r); }},
+          {"launcher", [&](const Node& n) { read_launcher(p.launcher, n, r); }},
+          {"queues", [&](const Node& n) { read_queues(p.queues, n, r); }},
+          {"required",
+           [&](const Node& n) {
+             r.list(p.required, n, "required");
+             for (const auto& item : n.items) {
+               if (item.is_scalar() && std::find(spec_keys.begin(), spec_keys.end(), item.scalar) == spec_keys.end()) {
+                 d.error(item.loc, "'required' lists '" + item.scalar + "', which is not a job spec key",
+                         suggestion_hint(item.scalar, spec_keys));
+               }
+             }
+           }},
+          {"filesystems", [&](const Node& n) { r.list(p.filesystems, n, "filesystems"); }},
+          {"defaults", [&](const Node& n) { p.defaults = read_job_spec(n, OriginKind::profile, d); }},
+          {"module_use", [&](const Node& n) { r.list(p.module_use, n, "module_use"); }},
+          {"directives", [&](const Node& n) { r.templates(p.directives, n, "directives"); }},
+          {"shell", [&](const Node& n) { r.text(p.shell, n, "shell"); }},
+          {"backend_env", [&](const Node& n) { read_backend_env(p.backend_env, n, r); }},
+          {"master_addr", [&](const Node& n) { r.text(p.master_addr, n, "master_addr"); }},
+          {"master_port",
+           [&](const Node& n) {
+             long port = 0;
+             r.number(port, n, "master_port", 1);
+             if (port > 0) p.master_port = port;
+           }},
+      },
+      d);
   if (is_map) check_required_keys(root, {"scheduler", "node", "launcher"}, d);
   if (root.loc.file) p.path = root.loc.file->name;
   return p;
@@ -283,40 +330,49 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
   s.template_name = name;
   s.source = root.loc.file;
   Reader r{d};
-  read_section(root, "scheduler", {
-      {"description", [&](const Node& n) { r.text(s.description, n, "description"); }},
-      {"template", [&](const Node& n) { r.text(s.template_name, n, "template"); }},
-      {"directive_prefix", [&](const Node& n) { r.text(s.directive_prefix, n, "directive_prefix"); }},
-      {"directives", [&](const Node& n) { r.templates(s.directives, n, "directives"); }},
-      {"mail_events", [&](const Node& n) {
-         std::vector<std::pair<std::string, std::string>> events;
-         r.variables(events, n, "mail_events");
-         s.mail_events.insert(events.begin(), events.end());
-       }},
-      {"mail_events_separator", [&](const Node& n) { r.text(s.mail_events_separator, n, "mail_events_separator"); }},
-      {"workdir_variable", [&](const Node& n) { r.text(s.workdir_variable, n, "workdir_variable"); }},
-      {"job_env", [&](const Node& n) {
-         std::vector<std::pair<std::string, std::string>> vars;
-         r.variables(vars, n, "job_env");
-         s.job_env.insert(vars.begin(), vars.end());
-       }},
-      {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
-      {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
-      {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
-      {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
-      {"value_rules", [&](const Node& n) {
-         if (!expect_map(n, "value_rules", d)) return;
-         for (const auto& entry : n.entries) {
-           read_section(entry.value, "value_rules." + entry.key, {
-               {"max_length", [&](const Node& v) {
-                  long length = 0;
-                  r.number(length, v, "value_rules." + entry.key + ".max_length", 1);
-                  if (length > 0) s.max_length[entry.key] = length;
-                }},
-           }, d);
-         }
-       }},
-  }, d);
+  read_section(root, "scheduler",
+               {
+                   {"description", [&](const Node& n) { r.text(s.description, n, "description"); }},
+                   {"template", [&](const Node& n) { r.text(s.template_name, n, "template"); }},
+                   {"directive_prefix", [&](const Node& n) { r.text(s.directive_prefix, n, "directive_prefix"); }},
+                   {"directives", [&](const Node& n) { r.templates(s.directives, n, "directives"); }},
+                   {"mail_events",
+                    [&](const Node& n) {
+                      std::vector<std::pair<std::string, std::string>> events;
+                      r.variables(events, n, "mail_events");
+                      s.mail_events.insert(events.begin(), events.end());
+                    }},
+                   {"mail_events_separator",
+                    [&](const Node& n) { r.text(s.mail_events_separator, n, "mail_events_separator"); }},
+                   {"workdir_variable", [&](const Node& n) { r.text(s.workdir_variable, n, "workdir_variable"); }},
+                   {"job_env",
+                    [&](const Node& n) {
+                      std::vector<std::pair<std::string, std::string>> vars;
+                      r.variables(vars, n, "job_env");
+                      s.job_env.insert(vars.begin(), vars.end());
+                    }},
+                   {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
+                   {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
+                   {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
+                   {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
+                   {"value_rules",
+                    [&](const Node& n) {
+                      if (!expect_map(n, "value_rules", d)) return;
+                      for (const auto& entry : n.entries) {
+                        read_section(entry.value, "value_rules." + entry.key,
+                                     {
+                                         {"max_length",
+                                          [&](const Node& v) {
+                                            long length = 0;
+                                            r.number(length, v, "value_rules." + entry.key + ".max_length", 1);
+                                            if (length > 0) s.max_length[entry.key] = length;
+                                          }},
+                                     },
+                                     d);
+                      }
+                    }},
+               },
+               d);
   return s;
 }
 

@@ -7,8 +7,8 @@ namespace ezpz {
 
 int NodeShape::usable_cores() const {
   int total = sockets * cores_per_socket;
-  int reserved = static_cast<int>(std::count_if(reserved_cores.begin(), reserved_cores.end(),
-                                                [&](int core) { return core >= 0 && core < total; }));
+  int reserved = static_cast<int>(
+      std::count_if(reserved_cores.begin(), reserved_cores.end(), [&](int core) { return core >= 0 && core < total; }));
   return total - reserved;
 }
 

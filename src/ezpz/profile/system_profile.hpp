@@ -22,8 +22,8 @@ struct DetectRules {
 struct Devices {
   std::string kind = "cpu";  // cuda | rocm | xpu | cpu
   int count = 1;
-  std::string visibility;    // CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK, ROCR_VISIBLE_DEVICES
-  std::vector<int> order;    // physical device of local rank i; default 0..count-1
+  std::string visibility;       // CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK, ROCR_VISIBLE_DEVICES
+  std::vector<int> order;       // physical device of local rank i; default 0..count-1
   std::string select = "mask";  // mask | index | launcher
   SourceLoc count_loc;
 };

@@ -32,9 +32,9 @@ struct ResolvedJob {
   const Scheduler* scheduler = nullptr;
   Sourced<long> total_ranks;
   std::vector<std::pair<std::string, Sourced<std::string>>> backend_env;  // for this job's node count
-  std::vector<std::string> directives;   // without the prefix, in output order
-  std::vector<CommandWord> launcher;     // the launcher's words, before the rank wrapper and the program
-  std::string hash;                      // of everything above (hex)
+  std::vector<std::string> directives;                                    // without the prefix, in output order
+  std::vector<CommandWord> launcher;  // the launcher's words, before the rank wrapper and the program
+  std::string hash;                   // of everything above (hex)
 
   // The values a stage step's launcher gets: one rank per node, no cpu binding.
   std::vector<CommandWord> stage_launcher;

@@ -32,9 +32,15 @@ struct FieldDef {
   std::function<std::optional<SpecValue>(const JobSpec&)> get;
 };
 
-json to_json(const std::string& value) { return value; }
-json to_json(long value) { return value; }
-json to_json(const std::vector<std::string>& value) { return value; }
+json to_json(const std::string& value) {
+  return value;
+}
+json to_json(long value) {
+  return value;
+}
+json to_json(const std::vector<std::string>& value) {
+  return value;
+}
 json to_json(const std::vector<StageEntry>& value) {
   json out = json::array();
   for (const auto& entry : value) {
@@ -72,14 +78,14 @@ FieldDef field(std::string path, Access access, ValueType<T> type, std::string d
 }
 
 ValueType<std::string> text_type() {
-  return {json{{"type", json::array({"string", "number"})}}, [](const Node& node, const std::string& path, Diagnostics& d) {
-            return read_string(node, path, d);
-          }};
+  return {json{{"type", json::array({"string", "number"})}},
+          [](const Node& node, const std::string& path, Diagnostics& d) { return read_string(node, path, d); }};
 }
 
 ValueType<long> count_type() {
-  return {json{{"type", "integer"}, {"minimum", 1}},
-          [](const Node& node, const std::string& path, Diagnostics& d) { return read_int(node, path, 1, k_no_limit, d); }};
+  return {json{{"type", "integer"}, {"minimum", 1}}, [](const Node& node, const std::string& path, Diagnostics& d) {
+            return read_int(node, path, 1, k_no_limit, d);
+          }};
 }
 
 ValueType<long> auto_count_type() {
@@ -88,7 +94,8 @@ ValueType<long> auto_count_type() {
             if (node.is_scalar() && node.scalar == "auto") return k_auto;
             Diagnostics local;
             auto value = read_int(node, path, 1, k_no_limit, local);
-            if (!value) d.error(node.loc, "'" + path + "' expects a positive integer or 'auto', found " + node.describe());
+            if (!value)
+              d.error(node.loc, "'" + path + "' expects a positive integer or 'auto', found " + node.describe());
             return value;
           }};
 }
@@ -99,7 +106,8 @@ ValueType<long> walltime_type() {
                {"examples", json::array({"01:00:00", "90m", "1h30m"})}},
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
             if (!node.is_scalar()) {
-              d.error(node.loc, "'" + path + "' expects a duration such as '01:00:00' or '90m', found " + node.describe());
+              d.error(node.loc,
+                      "'" + path + "' expects a duration such as '01:00:00' or '90m', found " + node.describe());
               return std::nullopt;
             }
             std::string why;
@@ -110,14 +118,16 @@ ValueType<long> walltime_type() {
 }
 
 ValueType<std::vector<std::string>> list_type() {
-  return {json{{"anyOf", json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}}, json{{"type", "string"}}})}},
+  return {json{{"anyOf",
+                json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}}, json{{"type", "string"}}})}},
           [](const Node& node, const std::string& path, Diagnostics& d) {
             return read_string_list(node, path, d, /*allow_scalar=*/true);
           }};
 }
 
 ValueType<std::vector<std::string>> command_type() {
-  return {json{{"anyOf", json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}}, json{{"type", "string"}}})}},
+  return {json{{"anyOf",
+                json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}}, json{{"type", "string"}}})}},
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<std::string>> {
             if (!node.is_scalar()) return read_string_list(node, path, d);
             std::string why;
@@ -135,38 +145,41 @@ bool check_choice(const Node& node, const std::string& path, const std::vector<s
 }
 
 ValueType<std::string> choice_type(std::vector<std::string> choices) {
-  return {json{{"enum", choices}}, [choices](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
+  return {json{{"enum", choices}},
+          [choices](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
             if (!check_choice(node, path, choices, d)) return std::nullopt;
             return node.scalar;
           }};
 }
 
 ValueType<std::vector<std::string>> choice_list_type(std::vector<std::string> choices) {
-  return {json{{"anyOf", json::array({json{{"enum", choices}}, json{{"type", "array"}, {"items", {{"enum", choices}}}}})}},
-          [choices](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<std::string>> {
-            if (node.is_scalar()) {
-              if (!check_choice(node, path, choices, d)) return std::nullopt;
-              return std::vector<std::string>{node.scalar};
-            }
-            auto values = read_string_list(node, path, d);
-            if (!values) return std::nullopt;
-            bool ok = true;
-            for (const auto& item : node.items) ok = check_choice(item, path, choices, d) && ok;
-            if (!ok) return std::nullopt;
-            return values;
-          }};
+  return {
+      json{{"anyOf", json::array({json{{"enum", choices}}, json{{"type", "array"}, {"items", {{"enum", choices}}}}})}},
+      [choices](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<std::string>> {
+        if (node.is_scalar()) {
+          if (!check_choice(node, path, choices, d)) return std::nullopt;
+          return std::vector<std::string>{node.scalar};
+        }
+        auto values = read_string_list(node, path, d);
+        if (!values) return std::nullopt;
+        bool ok = true;
+        for (const auto& item : node.items) ok = check_choice(item, path, choices, d) && ok;
+        if (!ok) return std::nullopt;
+        return values;
+      }};
 }
 
 ValueType<std::vector<StageEntry>> stage_type() {
   static const std::vector<std::string> k_keys = {"src", "dest", "unpack", "venv"};
-  json entry_schema = {{"type", "object"},
-                {"additionalProperties", false},
-                {"required", json::array({"src", "dest"})},
-                {"properties",
-                 {{"src", {{"type", "string"}, {"description", "file, directory or tarball to copy"}}},
-                  {"dest", {{"type", "string"}, {"description", "absolute path on node-local storage"}}},
-                  {"unpack", {{"type", "boolean"}, {"description", "unpack a .tar/.tar.gz/.tar.zst on arrival"}}},
-                  {"venv", {{"type", "boolean"}, {"description", "relocate a Python virtual environment"}}}}}};
+  json entry_schema = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required", json::array({"src", "dest"})},
+      {"properties",
+       {{"src", {{"type", "string"}, {"description", "file, directory or tarball to copy"}}},
+        {"dest", {{"type", "string"}, {"description", "absolute path on node-local storage"}}},
+        {"unpack", {{"type", "boolean"}, {"description", "unpack a .tar/.tar.gz/.tar.zst on arrival"}}},
+        {"venv", {{"type", "boolean"}, {"description", "relocate a Python virtual environment"}}}}}};
   return {json{{"type", "array"}, {"items", entry_schema}},
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<StageEntry>> {
             if (!node.is_sequence()) {
@@ -189,17 +202,22 @@ ValueType<std::vector<StageEntry>> stage_type() {
                   ok = false;
                   continue;
                 }
-                if (std::any_of(text->begin(), text->end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); })) {
-                  d.error(value->loc, "'" + path + "." + required + "' contains a control character: '" + printable(*text) + "'");
+                if (std::any_of(text->begin(), text->end(),
+                                [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); })) {
+                  d.error(value->loc,
+                          "'" + path + "." + required + "' contains a control character: '" + printable(*text) + "'");
                   ok = false;
                   continue;
                 }
                 (std::string(required) == "src" ? entry.src : entry.dest) = *text;
               }
-              if (const Node* value = item.find("unpack")) entry.unpack = read_bool(*value, path + ".unpack", d).value_or(false);
-              if (const Node* value = item.find("venv")) entry.venv = read_bool(*value, path + ".venv", d).value_or(false);
+              if (const Node* value = item.find("unpack"))
+                entry.unpack = read_bool(*value, path + ".unpack", d).value_or(false);
+              if (const Node* value = item.find("venv"))
+                entry.venv = read_bool(*value, path + ".venv", d).value_or(false);
               if (ok && entry.dest.front() != '/') {
-                d.error(item.find("dest")->loc, "'" + path + ".dest' must be an absolute path, found '" + entry.dest + "'");
+                d.error(item.find("dest")->loc,
+                        "'" + path + ".dest' must be an absolute path, found '" + entry.dest + "'");
               }
               entries.push_back(std::move(entry));
             }
@@ -212,8 +230,8 @@ bool valid_env_name(const std::string& name) {
   return std::regex_match(name, k_name);
 }
 
-void read_env_entry(JobSpec& spec, const std::string& name, const SourceLoc& key_loc, const Node& value,
-                    Origin origin, Diagnostics& d) {
+void read_env_entry(JobSpec& spec, const std::string& name, const SourceLoc& key_loc, const Node& value, Origin origin,
+                    Diagnostics& d) {
   if (!valid_env_name(name)) {
     d.error(key_loc, "invalid environment variable name '" + name + "'",
             "names are letters, digits and '_', not starting with a digit");
@@ -261,54 +279,81 @@ const std::vector<FieldDef>& fields() {
   static const std::vector<FieldDef> k_fields = [] {
     const bool env = true;
     return std::vector<FieldDef>{
-        field("name", [](auto& s) -> auto& { return s.name; }, text_type(),
-              "job name (PBS -N, Slurm --job-name); default: the spec file's name", env),
-        field("system", [](auto& s) -> auto& { return s.system; }, text_type(),
-              "system profile to use (see 'ezpz systems list'); default: detected", env),
-        field("account", [](auto& s) -> auto& { return s.account; }, text_type(),
-              "project or account charged for the job (PBS -A, Slurm --account)", env),
-        field("queue", [](auto& s) -> auto& { return s.queue; }, text_type(),
-              "queue as the system profile names it (a PBS queue, a Slurm partition or QOS); default from the profile", env),
-        field("nodes", [](auto& s) -> auto& { return s.nodes; }, count_type(), "number of nodes; default 1", env),
-        field("walltime", [](auto& s) -> auto& { return s.walltime; }, walltime_type(),
-              "time limit: HH:MM:SS, MM:SS, or units such as 90m and 1h30m; normalised to HH:MM:SS", env),
-        field("filesystems", [](auto& s) -> auto& { return s.filesystems; }, list_type(),
-              "filesystems the job needs (PBS -l filesystems=); default from the profile", env),
-        field("ranks_per_node", [](auto& s) -> auto& { return s.ranks_per_node; }, auto_count_type(),
-              "ranks started on each node; auto = devices per node", env),
-        field("cpus_per_rank", [](auto& s) -> auto& { return s.cpus_per_rank; }, auto_count_type(),
-              "cpus bound to each rank; auto = usable cpus per node / ranks_per_node", env),
-        field("cpu_bind", [](auto& s) -> auto& { return s.cpu_bind; }, text_type(),
-              "CPU binding given to the launcher: auto (from the profile and node shape), none, or the launcher's own "
-              "value such as list:1-8:9-16 or depth", env),
+        field(
+            "name", [](auto& s) -> auto& { return s.name; }, text_type(),
+            "job name (PBS -N, Slurm --job-name); default: the spec file's name", env),
+        field(
+            "system", [](auto& s) -> auto& { return s.system; }, text_type(),
+            "system profile to use (see 'ezpz systems list'); default: detected", env),
+        field(
+            "account", [](auto& s) -> auto& { return s.account; }, text_type(),
+            "project or account charged for the job (PBS -A, Slurm --account)", env),
+        field(
+            "queue", [](auto& s) -> auto& { return s.queue; }, text_type(),
+            "queue as the system profile names it (a PBS queue, a Slurm partition or QOS); default from the profile",
+            env),
+        field(
+            "nodes", [](auto& s) -> auto& { return s.nodes; }, count_type(), "number of nodes; default 1", env),
+        field(
+            "walltime", [](auto& s) -> auto& { return s.walltime; }, walltime_type(),
+            "time limit: HH:MM:SS, MM:SS, or units such as 90m and 1h30m; normalised to HH:MM:SS", env),
+        field(
+            "filesystems", [](auto& s) -> auto& { return s.filesystems; }, list_type(),
+            "filesystems the job needs (PBS -l filesystems=); default from the profile", env),
+        field(
+            "ranks_per_node", [](auto& s) -> auto& { return s.ranks_per_node; }, auto_count_type(),
+            "ranks started on each node; auto = devices per node", env),
+        field(
+            "cpus_per_rank", [](auto& s) -> auto& { return s.cpus_per_rank; }, auto_count_type(),
+            "cpus bound to each rank; auto = usable cpus per node / ranks_per_node", env),
+        field(
+            "cpu_bind", [](auto& s) -> auto& { return s.cpu_bind; }, text_type(),
+            "CPU binding given to the launcher: auto (from the profile and node shape), none, or the launcher's own "
+            "value such as list:1-8:9-16 or depth",
+            env),
         env_field(),
-        field("modules", [](auto& s) -> auto& { return s.modules; }, list_type(),
-              "environment modules to load, in order; replaces the profile's list", !env),
-        field("setup", [](auto& s) -> auto& { return s.setup; }, text_type(),
-              "shell lines run before launch (activate a virtual environment …); replaces the profile's", !env),
-        field("stage", [](auto& s) -> auto& { return s.stage; }, stage_type(),
-              "files copied to node-local storage on every node before launch", !env),
-        field("run", [](auto& s) -> auto& { return s.run; }, command_type(),
-              "the program every rank runs: a list (exact argv) or a string split into words without shell expansion", !env),
-        field("torch.backend", [](auto& s) -> auto& { return s.torch.backend; },
-              choice_type({"auto", "nccl", "xccl", "gloo", "mpi"}),
-              "torch.distributed backend; auto = nccl for CUDA/ROCm, xccl for XPU, gloo for CPU", env),
-        field("torch.device", [](auto& s) -> auto& { return s.torch.device; }, choice_type({"auto", "cuda", "xpu", "cpu"}),
-              "torch device type; auto = from the profile's devices (ROCm is 'cuda' in torch)", env),
-        field("scheduler_args", [](auto& s) -> auto& { return s.scheduler_args; }, list_type(),
-              "extra scheduler directives emitted verbatim after validation, e.g. '-l place=scatter:group=tier0'", !env),
-        field("workdir", [](auto& s) -> auto& { return s.workdir; }, text_type(),
-              "directory the job runs in; default: the directory it was submitted from", env),
-        field("output", [](auto& s) -> auto& { return s.output; }, text_type(),
-              "path of the job's standard output (PBS -o, Slurm --output)", env),
-        field("error", [](auto& s) -> auto& { return s.error; }, text_type(),
-              "path of the job's standard error (PBS -e, Slurm --error)", env),
-        field("mail.user", [](auto& s) -> auto& { return s.mail.user; }, text_type(),
-              "address that receives job mail", !env),
-        field("mail.events", [](auto& s) -> auto& { return s.mail.events; }, choice_list_type({"begin", "end", "fail"}),
-              "when to send mail", !env),
-        field("after", [](auto& s) -> auto& { return s.after; }, list_type(),
-              "job ids that must complete successfully before this job starts (afterok)", !env),
+        field(
+            "modules", [](auto& s) -> auto& { return s.modules; }, list_type(),
+            "environment modules to load, in order; replaces the profile's list", !env),
+        field(
+            "setup", [](auto& s) -> auto& { return s.setup; }, text_type(),
+            "shell lines run before launch (activate a virtual environment …); replaces the profile's", !env),
+        field(
+            "stage", [](auto& s) -> auto& { return s.stage; }, stage_type(),
+            "files copied to node-local storage on every node before launch", !env),
+        field(
+            "run", [](auto& s) -> auto& { return s.run; }, command_type(),
+            "the program every rank runs: a list (exact argv) or a string split into words without shell expansion",
+            !env),
+        field(
+            "torch.backend", [](auto& s) -> auto& { return s.torch.backend; },
+            choice_type({"auto", "nccl", "xccl", "gloo", "mpi"}),
+            "torch.distributed backend; auto = nccl for CUDA/ROCm, xccl for XPU, gloo for CPU", env),
+        field(
+            "torch.device", [](auto& s) -> auto& { return s.torch.device; },
+            choice_type({"auto", "cuda", "xpu", "cpu"}),
+            "torch device type; auto = from the profile's devices (ROCm is 'cuda' in torch)", env),
+        field(
+            "scheduler_args", [](auto& s) -> auto& { return s.scheduler_args; }, list_type(),
+            "extra scheduler directives emitted verbatim after validation, e.g. '-l place=scatter:group=tier0'", !env),
+        field(
+            "workdir", [](auto& s) -> auto& { return s.workdir; }, text_type(),
+            "directory the job runs in; default: the directory it was submitted from", env),
+        field(
+            "output", [](auto& s) -> auto& { return s.output; }, text_type(),
+            "path of the job's standard output (PBS -o, Slurm --output)", env),
+        field(
+            "error", [](auto& s) -> auto& { return s.error; }, text_type(),
+            "path of the job's standard error (PBS -e, Slurm --error)", env),
+        field(
+            "mail.user", [](auto& s) -> auto& { return s.mail.user; }, text_type(), "address that receives job mail",
+            !env),
+        field(
+            "mail.events", [](auto& s) -> auto& { return s.mail.events; }, choice_list_type({"begin", "end", "fail"}),
+            "when to send mail", !env),
+        field(
+            "after", [](auto& s) -> auto& { return s.after; }, list_type(),
+            "job ids that must complete successfully before this job starts (afterok)", !env),
     };
   }();
   return k_fields;

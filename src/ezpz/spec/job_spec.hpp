@@ -49,9 +49,9 @@ struct JobSpec {
   Field<long> nodes;
   Field<long> walltime;  // seconds
   Field<std::vector<std::string>> filesystems;
-  Field<long> ranks_per_node;  // k_auto = devices per node
-  Field<long> cpus_per_rank;   // k_auto = usable cpus / ranks_per_node
-  Field<std::string> cpu_bind;  // "auto" (from the profile), "none", or the launcher's own value
+  Field<long> ranks_per_node;                       // k_auto = devices per node
+  Field<long> cpus_per_rank;                        // k_auto = usable cpus / ranks_per_node
+  Field<std::string> cpu_bind;                      // "auto" (from the profile), "none", or the launcher's own value
   std::map<std::string, Sourced<std::string>> env;  // merged variable by variable
   Field<std::vector<std::string>> modules;
   Field<std::string> setup;
@@ -83,12 +83,12 @@ JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics);
 // Applies one `key=value` assignment. The value is literal text, unless it starts with '[' or '{',
 // when it is read as YAML flow syntax: `nodes=4`, `torch.backend=gloo`,
 // `env.HF_HOME=/tmp/hf`, `modules=[a, b]`. `source_name` is shown in messages ("--set").
-void apply_assignment(JobSpec& spec, std::string_view assignment, std::string_view source_name,
-                      OriginKind kind, Diagnostics& diagnostics);
+void apply_assignment(JobSpec& spec, std::string_view assignment, std::string_view source_name, OriginKind kind,
+                      Diagnostics& diagnostics);
 
 // Sets the key `path` from the YAML text that starts at `value_column` (0-based) of `source`'s text.
-void apply_value(JobSpec& spec, std::string_view path, const SourceRef& source, size_t value_column,
-                 OriginKind kind, Diagnostics& diagnostics);
+void apply_value(JobSpec& spec, std::string_view path, const SourceRef& source, size_t value_column, OriginKind kind,
+                 Diagnostics& diagnostics);
 
 // The `EZPZ_*` variables that override spec keys (EZPZ_NODES, EZPZ_TORCH_BACKEND …), read through
 // `getenv`-like `lookup`.

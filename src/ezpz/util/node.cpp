@@ -45,7 +45,8 @@ struct Converter {
           std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
           if (const Node* earlier = node.find(key)) {
             (void)earlier;
-            auto first = std::find_if(node.entries.begin(), node.entries.end(), [&](const MapEntry& e) { return e.key == key; });
+            auto first =
+                std::find_if(node.entries.begin(), node.entries.end(), [&](const MapEntry& e) { return e.key == key; });
             throw UserError(at(entry.first.Mark(), key.size()),
                             "duplicate key '" + key + "' (first at line " + std::to_string(first->key_loc.line) + ")");
           }
@@ -141,8 +142,7 @@ void check_keys(const Node& map, const std::vector<std::string>& allowed, Diagno
   for (const auto& entry : map.entries) {
     if (std::find(allowed.begin(), allowed.end(), entry.key) != allowed.end()) continue;
     std::string where = context.empty() ? std::string() : " in '" + std::string(context) + "'";
-    diagnostics.error(entry.key_loc, "unknown key '" + entry.key + "'" + where,
-                      suggestion_hint(entry.key, allowed));
+    diagnostics.error(entry.key_loc, "unknown key '" + entry.key + "'" + where, suggestion_hint(entry.key, allowed));
   }
 }
 
@@ -152,8 +152,7 @@ std::optional<std::string> read_string(const Node& node, std::string_view what, 
   return std::nullopt;
 }
 
-std::optional<long> read_int(const Node& node, std::string_view what, long min, long max,
-                             Diagnostics& diagnostics) {
+std::optional<long> read_int(const Node& node, std::string_view what, long min, long max, Diagnostics& diagnostics) {
   std::string expected = min == 1 && max == std::numeric_limits<long>::max() ? "a positive integer"
                          : max == std::numeric_limits<long>::max()
                              ? "an integer of at least " + std::to_string(min)
@@ -190,8 +189,8 @@ std::optional<std::vector<std::string>> read_string_list(const Node& node, std::
     if (item.is_scalar()) {
       values.push_back(item.scalar);
     } else {
-      diagnostics.error(item.loc, "'" + std::string(what) + "' expects a list of strings, found " +
-                                      item.describe() + " as an item");
+      diagnostics.error(
+          item.loc, "'" + std::string(what) + "' expects a list of strings, found " + item.describe() + " as an item");
       ok = false;
     }
   }

@@ -20,9 +20,9 @@ struct Node {
   enum class Kind { null, scalar, sequence, map };
 
   Kind kind = Kind::null;
-  std::string scalar;          // the text of a scalar
-  bool quoted = false;         // scalar was written in quotes
-  std::vector<Node> items;     // sequence items
+  std::string scalar;             // the text of a scalar
+  bool quoted = false;            // scalar was written in quotes
+  std::vector<Node> items;        // sequence items
   std::vector<MapEntry> entries;  // map entries in document order
   SourceLoc loc;
 
@@ -50,7 +50,8 @@ Node parse_yaml(const SourceRef& source, int line_offset = 0, int column_offset 
 Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset);
 
 // `overlay` on top of `base`: maps merge key by key, anything else is replaced. A null overlay value
-// replaces the base value with null, which readers take as "absent" (or "remove" where that matters). Every node keeps the location of the file it came from.
+// replaces the base value with null, which readers take as "absent" (or "remove" where that matters). Every node keeps
+// the location of the file it came from.
 Node merge_nodes(const Node& base, const Node& overlay);
 
 // A scalar node made in code (for built-in defaults), located at `loc`.
@@ -64,8 +65,7 @@ bool expect_map(const Node& node, std::string_view what, Diagnostics& diagnostic
 void check_keys(const Node& map, const std::vector<std::string>& allowed, Diagnostics& diagnostics,
                 std::string_view context = {});
 std::optional<std::string> read_string(const Node& node, std::string_view what, Diagnostics& diagnostics);
-std::optional<long> read_int(const Node& node, std::string_view what, long min, long max,
-                             Diagnostics& diagnostics);
+std::optional<long> read_int(const Node& node, std::string_view what, long min, long max, Diagnostics& diagnostics);
 std::optional<bool> read_bool(const Node& node, std::string_view what, Diagnostics& diagnostics);
 // A list of scalars; a single scalar is accepted as a one-item list when `allow_scalar`.
 std::optional<std::vector<std::string>> read_string_list(const Node& node, std::string_view what,

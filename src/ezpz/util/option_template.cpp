@@ -34,7 +34,8 @@ std::optional<std::vector<CommandWord>> expand_option_group(const std::string& g
       if (value == values.end()) {
         std::vector<std::string> names;
         for (const auto& [name, text] : values) names.push_back(name);
-        throw UserError(context + ": unknown placeholder '{" + key + "}' in '" + group + "'", suggestion_hint(key, names));
+        throw UserError(context + ": unknown placeholder '{" + key + "}' in '" + group + "'",
+                        suggestion_hint(key, names));
       }
       if (value->second.empty()) return std::nullopt;
       word += value->second;

@@ -5,12 +5,18 @@ namespace ezpz {
 
 const char* origin_kind_name(OriginKind kind) {
   switch (kind) {
-    case OriginKind::builtin: return "default";
-    case OriginKind::profile: return "profile";
-    case OriginKind::spec: return "spec";
-    case OriginKind::env: return "env";
-    case OriginKind::cli: return "cli";
-    case OriginKind::derived: return "derived";
+    case OriginKind::builtin:
+      return "default";
+    case OriginKind::profile:
+      return "profile";
+    case OriginKind::spec:
+      return "spec";
+    case OriginKind::env:
+      return "env";
+    case OriginKind::cli:
+      return "cli";
+    case OriginKind::derived:
+      return "derived";
   }
   return "?";
 }

@@ -52,7 +52,8 @@ std::string to_upper(std::string_view text) {
 std::string shell_quote(std::string_view word) {
   // Characters that never need quoting in any position of a POSIX shell word.
   auto plain = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("%+,-./:=@_").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("%+,-./:=@_").find(c) != std::string_view::npos;
   };
   if (!word.empty() && std::all_of(word.begin(), word.end(), plain) && word.front() != '=') {
     return std::string(word);
@@ -98,7 +99,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -147,11 +149,15 @@ std::optional<std::vector<std::string>> split_command_words(std::string_view tex
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (quote == '\'') {
-      if (c == '\'') quote = 0; else word += c;
+      if (c == '\'')
+        quote = 0;
+      else
+        word += c;
     } else if (quote == '"') {
       if (c == '"') {
         quote = 0;
-      } else if (c == '\\' && i + 1 < text.size() && std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos) {
+      } else if (c == '\\' && i + 1 < text.size() &&
+                 std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos) {
         word += text[++i];
       } else {
         word += c;

@@ -84,8 +84,8 @@ std::optional<long> parse_walltime(std::string_view text, std::string* why) {
   if (trimmed.empty()) {
     *why = "expected a duration such as '01:00:00' or '90m'";
   } else if (all_digits(trimmed)) {
-    *why = "a bare number is ambiguous (PBS reads seconds, Slurm minutes): write '" + trimmed + "m' or '" +
-           trimmed + "s'";
+    *why =
+        "a bare number is ambiguous (PBS reads seconds, Slurm minutes): write '" + trimmed + "m' or '" + trimmed + "s'";
   } else if (trimmed.find(':') != std::string::npos || trimmed.find('-') != std::string::npos) {
     seconds = parse_clock(trimmed, why);
   } else {

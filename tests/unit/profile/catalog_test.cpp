@@ -31,7 +31,9 @@ fs::path temp_dir(const std::string& name) {
   return dir;
 }
 
-void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
 
 TEST(Catalog, CompilesInEveryProfileOfTheSourceTree) {
   EXPECT_EQ(test::builtin_catalog().system_names(), k_shipped);
@@ -70,7 +72,9 @@ TEST(Catalog, UnknownSystemSuggestsTheClosestName) {
 
 TEST(Catalog, SearchPathAddsAndReplacesProfiles) {
   fs::path dir = temp_dir("search");
-  write(dir / "mycluster.yaml", "extends: slurm\ndescription: mine\nnode: {sockets: 2, cores_per_socket: 16, devices: {kind: cuda, count: 2, visibility: CUDA_VISIBLE_DEVICES}}\n");
+  write(dir / "mycluster.yaml",
+        "extends: slurm\ndescription: mine\nnode: {sockets: 2, cores_per_socket: 16, devices: {kind: cuda, count: 2, "
+        "visibility: CUDA_VISIBLE_DEVICES}}\n");
   write(dir / "polaris.yaml", "extends: polaris\ndescription: patched polaris\n");
   Catalog catalog({dir.string(), (dir / "missing").string()});
   const SystemProfile& mine = catalog.system("mycluster");
@@ -102,7 +106,8 @@ TEST(Catalog, BrokenUserProfileReportsEveryProblemWithItsFile) {
 
 TEST(Catalog, DefaultSearchPathOrder) {
   auto path = Catalog::default_search_path("/a:/b:", "/home/u", "/opt/ezpz/bin");
-  EXPECT_EQ(path, (std::vector<std::string>{"/a", "/b", "/home/u/.config/ezpz/systems", "/opt/ezpz/bin/../share/ezpz/systems"}));
+  EXPECT_EQ(path, (std::vector<std::string>{"/a", "/b", "/home/u/.config/ezpz/systems",
+                                            "/opt/ezpz/bin/../share/ezpz/systems"}));
 }
 
 }  // namespace

@@ -16,7 +16,9 @@ struct Case {
   std::string expected;
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << c.expected << "@" << c.hostname; }
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.expected << "@" << c.hostname;
+}
 
 class Detect : public ::testing::TestWithParam<Case> {};
 
@@ -33,22 +35,21 @@ TEST_P(Detect, PicksTheRightProfile) {
   EXPECT_FALSE(detection->reason.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Machines, Detect, ::testing::Values(
-    Case{{{"PBS_JOBID", "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"}}, "x4102c5s0b0n0", "aurora"},
-    Case{{}, "aurora-uan-0010", "aurora"},
-    Case{{{"PBS_JOBID", "123.polaris-pbs-01.hsn.cm.polaris.alcf.anl.gov"}}, "x3005c0s13b1n0", "polaris"},
-    Case{{}, "polaris-login-02", "polaris"},
-    Case{{{"NERSC_HOST", "perlmutter"}}, "nid001234", "perlmutter"},
-    // nid hostnames alone say nothing: LUMI and Alps use them too.
-    Case{{}, "nid001234", "local"},
-    Case{{{"SLURM_JOB_ID", "42"}}, "nid001234", "slurm"},
-    Case{{}, "frontier08538", "frontier"},
-    Case{{{"LMOD_SYSTEM_NAME", "frontier"}, {"SLURM_JOB_ID", "7"}}, "login03", "frontier"},
-    // A site variable beats a hostname pattern of another site.
-    Case{{{"NERSC_HOST", "perlmutter"}}, "frontier00001", "perlmutter"},
-    Case{{{"PBS_JOBID", "77.pbs-server"}}, "node17", "pbs"},
-    Case{{{"SLURM_JOB_ID", "9"}}, "n1", "slurm"},
-    Case{{}, "my-laptop", "local"}));
+INSTANTIATE_TEST_SUITE_P(
+    Machines, Detect,
+    ::testing::Values(
+        Case{{{"PBS_JOBID", "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"}}, "x4102c5s0b0n0", "aurora"},
+        Case{{}, "aurora-uan-0010", "aurora"},
+        Case{{{"PBS_JOBID", "123.polaris-pbs-01.hsn.cm.polaris.alcf.anl.gov"}}, "x3005c0s13b1n0", "polaris"},
+        Case{{}, "polaris-login-02", "polaris"}, Case{{{"NERSC_HOST", "perlmutter"}}, "nid001234", "perlmutter"},
+        // nid hostnames alone say nothing: LUMI and Alps use them too.
+        Case{{}, "nid001234", "local"}, Case{{{"SLURM_JOB_ID", "42"}}, "nid001234", "slurm"},
+        Case{{}, "frontier08538", "frontier"},
+        Case{{{"LMOD_SYSTEM_NAME", "frontier"}, {"SLURM_JOB_ID", "7"}}, "login03", "frontier"},
+        // A site variable beats a hostname pattern of another site.
+        Case{{{"NERSC_HOST", "perlmutter"}}, "frontier00001", "perlmutter"},
+        Case{{{"PBS_JOBID", "77.pbs-server"}}, "node17", "pbs"}, Case{{{"SLURM_JOB_ID", "9"}}, "n1", "slurm"},
+        Case{{}, "my-laptop", "local"}));
 
 }  // namespace
 }  // namespace ezpz

@@ -57,7 +57,9 @@ TEST_P(Golden, RendersTheExpectedScript) {
   EXPECT_EQ(actual, read(expected_path)) << "re-render differs from " << expected_path;
 }
 
-TEST_P(Golden, IsByteStable) { EXPECT_EQ(render_spec(GetParam()), render_spec(GetParam())); }
+TEST_P(Golden, IsByteStable) {
+  EXPECT_EQ(render_spec(GetParam()), render_spec(GetParam()));
+}
 
 std::string case_name(const ::testing::TestParamInfo<fs::path>& info) {
   std::string name = info.param.parent_path().filename().string() + "_" + info.param.stem().string();

@@ -16,7 +16,9 @@ struct Case {
   OriginKind origin;
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << c.what; }
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.what;
+}
 
 class Precedence : public ::testing::TestWithParam<Case> {};
 
@@ -35,23 +37,54 @@ TEST_P(Precedence, HighestLayerWinsAndSaysWhereItCameFrom) {
 
 const char* k_base = "system: aurora\naccount: P\nrun: [x]\n";
 
-INSTANTIATE_TEST_SUITE_P(Layers, Precedence, ::testing::Values(
-    Case{"built-in default", {"system: slurm\nrun: [x]\n", {}, {}, ""}, "nodes", 1, OriginKind::builtin},
-    Case{"profile default", {k_base, {}, {}, ""}, "queue", "debug", OriginKind::profile},
-    Case{"spec over profile", {std::string(k_base) + "queue: capacity\n", {}, {}, ""}, "queue", "capacity", OriginKind::spec},
-    Case{"env over spec", {std::string(k_base) + "queue: capacity\n", {{"EZPZ_QUEUE", "visualization"}}, {}, ""},
-         "queue", "visualization", OriginKind::env},
-    Case{"--set over env", {std::string(k_base) + "queue: capacity\n", {{"EZPZ_QUEUE", "visualization"}}, {"queue=debug"}, ""},
-         "queue", "debug", OriginKind::cli},
-    Case{"env per variable", {std::string(k_base) + "env: {A: '1'}\n", {}, {"env.B=2"}, ""}, "env.A", "1", OriginKind::spec},
-    Case{"--set env variable", {std::string(k_base) + "env: {A: '1'}\n", {}, {"env.A=2"}, ""}, "env.A", "2", OriginKind::cli},
-    Case{"auto ranks from the profile", {k_base, {}, {}, ""}, "ranks_per_node", 12, OriginKind::profile},
-    Case{"auto backend derived", {k_base, {}, {}, ""}, "torch.backend", "xccl", OriginKind::derived},
-    Case{"spec system over detection", {k_base, {}, {}, "polaris"}, "system", "aurora", OriginKind::spec},
-    Case{"detection when nothing names a system", {"account: P\nrun: [x]\n", {}, {}, "polaris"}, "system", "polaris", OriginKind::derived},
-    Case{"EZPZ_SYSTEM over spec", {"system: aurora\naccount: P\nrun: [x]\n", {{"EZPZ_SYSTEM", "polaris"}}, {}, ""},
-         "system", "polaris", OriginKind::env},
-    Case{"walltime normalised", {std::string(k_base) + "walltime: 5:60\n", {}, {}, ""}, "walltime", "00:06:00", OriginKind::spec}));
+INSTANTIATE_TEST_SUITE_P(
+    Layers, Precedence,
+    ::testing::Values(
+        Case{"built-in default", {"system: slurm\nrun: [x]\n", {}, {}, ""}, "nodes", 1, OriginKind::builtin},
+        Case{"profile default", {k_base, {}, {}, ""}, "queue", "debug", OriginKind::profile},
+        Case{"spec over profile",
+             {std::string(k_base) + "queue: capacity\n", {}, {}, ""},
+             "queue",
+             "capacity",
+             OriginKind::spec},
+        Case{"env over spec",
+             {std::string(k_base) + "queue: capacity\n", {{"EZPZ_QUEUE", "visualization"}}, {}, ""},
+             "queue",
+             "visualization",
+             OriginKind::env},
+        Case{"--set over env",
+             {std::string(k_base) + "queue: capacity\n", {{"EZPZ_QUEUE", "visualization"}}, {"queue=debug"}, ""},
+             "queue",
+             "debug",
+             OriginKind::cli},
+        Case{"env per variable",
+             {std::string(k_base) + "env: {A: '1'}\n", {}, {"env.B=2"}, ""},
+             "env.A",
+             "1",
+             OriginKind::spec},
+        Case{"--set env variable",
+             {std::string(k_base) + "env: {A: '1'}\n", {}, {"env.A=2"}, ""},
+             "env.A",
+             "2",
+             OriginKind::cli},
+        Case{"auto ranks from the profile", {k_base, {}, {}, ""}, "ranks_per_node", 12, OriginKind::profile},
+        Case{"auto backend derived", {k_base, {}, {}, ""}, "torch.backend", "xccl", OriginKind::derived},
+        Case{"spec system over detection", {k_base, {}, {}, "polaris"}, "system", "aurora", OriginKind::spec},
+        Case{"detection when nothing names a system",
+             {"account: P\nrun: [x]\n", {}, {}, "polaris"},
+             "system",
+             "polaris",
+             OriginKind::derived},
+        Case{"EZPZ_SYSTEM over spec",
+             {"system: aurora\naccount: P\nrun: [x]\n", {{"EZPZ_SYSTEM", "polaris"}}, {}, ""},
+             "system",
+             "polaris",
+             OriginKind::env},
+        Case{"walltime normalised",
+             {std::string(k_base) + "walltime: 5:60\n", {}, {}, ""},
+             "walltime",
+             "00:06:00",
+             OriginKind::spec}));
 
 TEST(Resolve, FailsLoudlyWithoutAnySystem) {
   std::string messages = test::error_messages([] { test::resolve_layers({"run: [x]\n", {}, {}, ""}); });
@@ -69,7 +102,8 @@ TEST(Resolve, DerivesRanksCpusAndBackendPerSystem) {
   for (const auto& e : {Expect{"aurora", 12, 4, "xpu", "xccl"}, Expect{"polaris", 4, 8, "cuda", "nccl"},
                         Expect{"frontier", 8, 7, "cuda", "nccl"}, Expect{"perlmutter", 4, 32, "cuda", "nccl"},
                         Expect{"slurm", 1, 1, "cpu", "gloo"}}) {
-    ResolvedJob job = test::resolve_layers({std::string("system: ") + e.system + "\naccount: A\nrun: [x]\n", {}, {}, ""});
+    ResolvedJob job =
+        test::resolve_layers({std::string("system: ") + e.system + "\naccount: A\nrun: [x]\n", {}, {}, ""});
     EXPECT_EQ(job.spec.ranks_per_node->value, e.ranks) << e.system;
     EXPECT_EQ(job.spec.cpus_per_rank->value, e.cpus) << e.system;
     EXPECT_EQ(job.spec.torch.device->value, e.device) << e.system;
@@ -86,10 +120,10 @@ TEST(Resolve, DeviceAndBackendMustSuitTheSystem) {
   messages = test::error_messages([] {
     test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\n", {{"EZPZ_TORCH_BACKEND", "nccl"}}, {}, ""});
   });
-  EXPECT_NE(messages.find("torch.backend 'nccl' cannot drive 'xpu' devices"),
-            std::string::npos) << messages;
+  EXPECT_NE(messages.find("torch.backend 'nccl' cannot drive 'xpu' devices"), std::string::npos) << messages;
   EXPECT_EQ(test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\ntorch: {device: cpu}\n", {}, {}, ""})
-                .spec.torch.backend->value, "gloo");
+                .spec.torch.backend->value,
+            "gloo");
 }
 
 TEST(Resolve, CpuBindingFollowsAnExplicitCpusPerRankOrFailsLoudly) {
@@ -110,14 +144,19 @@ TEST(Resolve, EveryLauncherThatBindsTakesTheUsersBinding) {
   };
   std::string polaris = "system: polaris\naccount: A\nrun: [x]\n";
   EXPECT_NE(launcher_text(test::resolve_layers({polaris, {}, {}, ""})).find("--cpu-bind depth "), std::string::npos);
-  EXPECT_NE(launcher_text(test::resolve_layers({polaris, {}, {"cpu_bind=list:0,8,16,24"}, ""})).find("--cpu-bind list:0,8,16,24 "),
+  EXPECT_NE(launcher_text(test::resolve_layers({polaris, {}, {"cpu_bind=list:0,8,16,24"}, ""}))
+                .find("--cpu-bind list:0,8,16,24 "),
             std::string::npos);
-  EXPECT_EQ(launcher_text(test::resolve_layers({polaris, {}, {"cpu_bind=none"}, ""})).find("--cpu-bind"), std::string::npos);
+  EXPECT_EQ(launcher_text(test::resolve_layers({polaris, {}, {"cpu_bind=none"}, ""})).find("--cpu-bind"),
+            std::string::npos);
   std::string frontier = "system: frontier\naccount: A\nrun: [x]\n";
   EXPECT_NE(launcher_text(test::resolve_layers({frontier, {}, {"cpu_bind=threads"}, ""})).find("--cpu-bind=threads "),
             std::string::npos);
-  std::string messages = test::error_messages([] { test::resolve_layers({"system: local\nrun: [x]\ncpu_bind: depth\n", {}, {}, ""}); });
-  EXPECT_NE(messages.find("the 'local' launcher of system 'local' takes no cpu binding"), std::string::npos) << messages;
+  std::string messages = test::error_messages([] {
+    test::resolve_layers({"system: local\nrun: [x]\ncpu_bind: depth\n", {}, {}, ""});
+  });
+  EXPECT_NE(messages.find("the 'local' launcher of system 'local' takes no cpu binding"), std::string::npos)
+      << messages;
 }
 
 TEST(Resolve, ExplicitCpusMatchingTheSiteListKeepTheSiteList) {
@@ -133,13 +172,17 @@ TEST(Resolve, ReportsOneProblemOnceAndAlwaysWithAPlace) {
     ASSERT_EQ(error.diagnostics().size(), 2u);
     EXPECT_EQ(error.diagnostics()[0].message, "queue 'prod' needs at least 256 nodes, found 1");
     EXPECT_EQ(error.diagnostics()[0].loc.describe(), "job.yaml") << "a built-in default points at the spec file";
-    EXPECT_NE(error.diagnostics()[1].message.find("cpus_per_rank 9 x ranks_per_node 12 is more than"), std::string::npos);
+    EXPECT_NE(error.diagnostics()[1].message.find("cpus_per_rank 9 x ranks_per_node 12 is more than"),
+              std::string::npos);
   }
 }
 
 TEST(Resolve, SchedulerArgsReplaceTheDirectiveForTheSameOption) {
   ResolvedJob job = test::resolve_layers(
-      {"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l place=scatter:group=x', '-l select=1:ngpus=4']\n", {}, {}, ""});
+      {"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l place=scatter:group=x', '-l select=1:ngpus=4']\n",
+       {},
+       {},
+       ""});
   int place = 0;
   for (const auto& line : job.directives) place += line.rfind("-l place=", 0) == 0;
   EXPECT_EQ(place, 1);

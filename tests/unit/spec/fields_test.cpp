@@ -25,7 +25,8 @@ run: "python3 'my script.py' --x"
 torch: {backend: gloo}
 mail: {user: a@b.c, events: end}
 stage: [{src: /a, dest: /tmp/a, unpack: true}]
-)", d);
+)",
+                      d);
   ASSERT_TRUE(d.empty()) << d.items()[0].message;
   EXPECT_EQ(spec.nodes->value, 4);
   EXPECT_EQ(spec.walltime->value, 5400);
@@ -99,8 +100,11 @@ TEST(ApplyAssignment, RejectsMalformedAssignmentsAndUnknownKeys) {
 
 TEST(EnvOverrides, ReadOnlyTheDocumentedVariables) {
   Diagnostics d;
-  std::map<std::string, std::string> env = {{"EZPZ_NODES", "8"}, {"EZPZ_TORCH_BACKEND", "gloo"}, {"EZPZ_QUEUE", ""},
-                                            {"EZPZ_RUN", "evil"}, {"EZPZ_SETUP", "rm -rf ~"}};
+  std::map<std::string, std::string> env = {{"EZPZ_NODES", "8"},
+                                            {"EZPZ_TORCH_BACKEND", "gloo"},
+                                            {"EZPZ_QUEUE", ""},
+                                            {"EZPZ_RUN", "evil"},
+                                            {"EZPZ_SETUP", "rm -rf ~"}};
   JobSpec spec = read_env_overrides(
       [&](const char* name) -> const char* {
         auto it = env.find(name);

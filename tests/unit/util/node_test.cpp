@@ -6,7 +6,9 @@
 namespace ezpz {
 namespace {
 
-Node parse(const std::string& name, const std::string& text) { return parse_yaml(make_source(name, text)); }
+Node parse(const std::string& name, const std::string& text) {
+  return parse_yaml(make_source(name, text));
+}
 
 TEST(ParseYaml, KeepsLineAndColumnOfEveryValue) {
   Node root = parse("a.yaml", "name: x\nnested:\n  key: [1, 22]\n");
@@ -70,8 +72,11 @@ TEST(ReadSection, ReportsUnknownKeysWithHintsAndSkipsNulls) {
   Node root = parse("s.yaml", "alpha: 1\nbeta: ~\ngamma: 3\nalpah: 4\n");
   Diagnostics d;
   int seen = 0;
-  read_section(root, "section", {{"alpha", [&](const Node&) { ++seen; }}, {"beta", [&](const Node&) { ++seen; }},
-                                 {"gamma", [&](const Node&) { ++seen; }}}, d);
+  read_section(root, "section",
+               {{"alpha", [&](const Node&) { ++seen; }},
+                {"beta", [&](const Node&) { ++seen; }},
+                {"gamma", [&](const Node&) { ++seen; }}},
+               d);
   EXPECT_EQ(seen, 2);
   ASSERT_EQ(d.items().size(), 1u);
   EXPECT_EQ(d.items()[0].message, "unknown key 'alpah' in 'section'");

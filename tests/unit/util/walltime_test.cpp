@@ -11,7 +11,9 @@ struct Case {
   long seconds;  // -1: rejected
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << "'" << c.text << "'"; }
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << "'" << c.text << "'";
+}
 
 class WalltimeParse : public ::testing::TestWithParam<Case> {};
 
@@ -27,16 +29,18 @@ TEST_P(WalltimeParse, ParsesOrRejects) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Forms, WalltimeParse, ::testing::Values(
-    Case{"01:00:00", 3600}, Case{"1:30:00", 5400}, Case{"90:00", 5400}, Case{"5:60", 360},
-    Case{"168:00:00", 168 * 3600}, Case{"1-12:00:00", 36 * 3600}, Case{"2-00", 48 * 3600},
-    // Slurm's D-HH[:MM[:SS]]: after the days come hours, not minutes.
-    Case{"1-12", 36 * 3600}, Case{"1-12:30", 36 * 3600 + 1800}, Case{"1-12:30:15", 36 * 3600 + 1815},
-    Case{"90m", 5400}, Case{"1h30m", 5400}, Case{"1H30M", 5400}, Case{"2d", 172800}, Case{"45s", 45},
-    Case{"1d2h3m4s", 93784}, Case{" 2h ", 7200},
-    Case{"90", -1}, Case{"", -1}, Case{"abc", -1}, Case{"30m1h", -1}, Case{"1h1h", -1}, Case{"1:2:3:4", -1},
-    Case{"0", -1}, Case{"00:00:00", -1}, Case{"1x", -1}, Case{"h", -1}, Case{"-1:00:00", -1},
-    Case{"99999999999h", -1}, Case{"100000d", -1}));
+INSTANTIATE_TEST_SUITE_P(Forms, WalltimeParse,
+                         ::testing::Values(Case{"01:00:00", 3600}, Case{"1:30:00", 5400}, Case{"90:00", 5400},
+                                           Case{"5:60", 360}, Case{"168:00:00", 168 * 3600},
+                                           Case{"1-12:00:00", 36 * 3600}, Case{"2-00", 48 * 3600},
+                                           // Slurm's D-HH[:MM[:SS]]: after the days come hours, not minutes.
+                                           Case{"1-12", 36 * 3600}, Case{"1-12:30", 36 * 3600 + 1800},
+                                           Case{"1-12:30:15", 36 * 3600 + 1815}, Case{"90m", 5400}, Case{"1h30m", 5400},
+                                           Case{"1H30M", 5400}, Case{"2d", 172800}, Case{"45s", 45},
+                                           Case{"1d2h3m4s", 93784}, Case{" 2h ", 7200}, Case{"90", -1}, Case{"", -1},
+                                           Case{"abc", -1}, Case{"30m1h", -1}, Case{"1h1h", -1}, Case{"1:2:3:4", -1},
+                                           Case{"0", -1}, Case{"00:00:00", -1}, Case{"1x", -1}, Case{"h", -1},
+                                           Case{"-1:00:00", -1}, Case{"99999999999h", -1}, Case{"100000d", -1}));
 
 TEST(WalltimeFormat, PadsAndKeepsHoursOver24) {
   EXPECT_EQ(format_walltime(3600), "01:00:00");

@@ -1,0 +1,160 @@
+// Checks that need the profile: names and directive values, required keys, queues and their limits.
+#include <algorithm>
+#include <regex>
+
+#include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
+
+namespace ezpz {
+namespace {
+
+// Spec keys whose values go into directive lines, which no shell parses: they cannot be quoted, so
+// they must not contain anything that would end or split a directive.
+const std::vector<std::string> k_directive_keys = {"account",   "queue",       "output", "error",
+                                                   "mail.user", "filesystems", "after"};
+
+bool has_value(const JobSpec& spec, const std::string& path) {
+  auto value = get_value(spec, path);
+  return value && !value->value.empty() && value->value != "";
+}
+
+bool directive_safe(const std::string& text) {
+  return std::none_of(text.begin(), text.end(), [](char c) {
+    return std::iscntrl(static_cast<unsigned char>(c)) || c == ' ' || c == '"' || c == '\'' || c == '\\' || c == '#';
+  });
+}
+
+std::string walltime_text(long seconds) {
+  return "'" + format_walltime(seconds) + "'";
+}
+
+}  // namespace
+
+void Resolver::check_run() {
+  const auto& run = job.spec.run;
+  if (!run && job.spec.was_rejected("run")) {
+    return;
+  } else if (!run) {
+    d.error(inputs.spec.loc, "missing required key 'run': the program every rank runs",
+            "for example: run: [python3, train.py]");
+  } else if (run->value.empty() || run->value.front().empty()) {
+    d.error(run->origin.loc, "'run' is empty: it must name the program every rank runs",
+            "for example: run: [python3, train.py]");
+  }
+}
+
+void Resolver::check_name() {
+  const auto& name = *job.spec.name;
+  static const std::regex k_name("[A-Za-z0-9_][A-Za-z0-9._+-]*");
+  if (!std::regex_match(name.value, k_name)) {
+    d.error(at(name.origin), "job name '" + printable(name.value) + "' is not accepted by " + job.scheduler->name,
+            "use letters, digits, '.', '_', '+' and '-', starting with a letter, digit or '_'");
+  }
+  auto limit = job.scheduler->max_length.find("name");
+  if (limit != job.scheduler->max_length.end() && static_cast<long>(name.value.size()) > limit->second) {
+    d.error(at(name.origin), "job name is " + std::to_string(name.value.size()) + " characters long; " +
+                                 job.scheduler->name + " accepts at most " + std::to_string(limit->second));
+  }
+}
+
+void Resolver::check_directive_values() {
+  for (const auto& path : k_directive_keys) {
+    auto value = get_value(job.spec, path);
+    if (!value) continue;
+    std::vector<std::string> items = value->value.is_array()
+                                         ? value->value.get<std::vector<std::string>>()
+                                         : std::vector<std::string>{value->value.get<std::string>()};
+    for (const auto& item : items) {
+      if (item.empty()) {
+        d.error(at(value->origin), "'" + path + "' must not be empty");
+      } else if (!directive_safe(item)) {
+        d.error(at(value->origin),
+                "'" + path + "' value '" + printable(item) + "' cannot go into a scheduler directive",
+                "spaces, quotes, backslashes, '#' and control characters are not allowed there");
+      }
+    }
+  }
+  if (job.spec.scheduler_args) {
+    for (const auto& arg : job.spec.scheduler_args->value) {
+      if (arg.empty() || arg.front() != '-' || !std::none_of(arg.begin(), arg.end(), [](char c) {
+            return std::iscntrl(static_cast<unsigned char>(c)) || c == '#';
+          })) {
+        d.error(at(job.spec.scheduler_args->origin),
+                "scheduler argument '" + printable(arg) + "' is not a single option",
+                "each entry starts with '-' and has no '#' (PBS rejects trailing comments) or line breaks");
+      }
+    }
+  }
+}
+
+void Resolver::check_required() {
+  const SystemProfile& profile = *job.profile;
+  for (const auto& key : profile.required) {
+    if (!has_value(job.spec, key) && !job.spec.was_rejected(key)) {
+      d.error(inputs.spec.loc, "system '" + profile.name + "' requires '" + key + "'",
+              "add '" + key + ":' to the spec or pass --set " + key + "=…");
+    }
+  }
+  if (!profile.filesystems.empty() && job.spec.filesystems) {
+    for (const auto& fs : job.spec.filesystems->value) {
+      if (std::find(profile.filesystems.begin(), profile.filesystems.end(), fs) == profile.filesystems.end()) {
+        d.error(at(job.spec.filesystems->origin), "unknown filesystem '" + fs + "' for system '" + profile.name + "'",
+                suggestion_hint(fs, profile.filesystems));
+      }
+    }
+  }
+}
+
+std::string Resolver::fitting_queues(long nodes, std::optional<long> walltime) const {
+  std::vector<std::string> names;
+  for (const auto& queue : job.profile->queues) {
+    bool fits = nodes >= queue.min_nodes && (!queue.max_nodes || nodes <= *queue.max_nodes);
+    auto limit = queue.walltime_limit(nodes);
+    if (fits && (!walltime || !limit || *walltime <= *limit)) names.push_back(queue.name);
+  }
+  if (names.empty()) return "no queue of '" + job.profile->name + "' takes this job";
+  return "queues that fit: " + quoted_list(names, ", ");
+}
+
+const Queue* Resolver::check_queue() {
+  const SystemProfile& profile = *job.profile;
+  const auto& queue_field = job.spec.queue;
+  if (profile.queues.empty()) return nullptr;
+  if (!queue_field) {
+    d.error(inputs.spec.loc, "no queue given and system '" + profile.name + "' has no default queue",
+            "queues: " + quoted_list(profile.queue_names(), ", "));
+    return nullptr;
+  }
+  const Queue* queue = profile.find_queue(queue_field->value);
+  if (queue == nullptr && queue_field->value.empty()) {
+    return nullptr;  // reported as an empty directive value
+  } else if (queue == nullptr) {
+    d.error(at(queue_field->origin), "unknown queue '" + queue_field->value + "' for system '" + profile.name + "'",
+            suggestion_hint(queue_field->value, profile.queue_names()));
+    return nullptr;
+  }
+  const auto& nodes = *job.spec.nodes;
+  const auto& walltime = *job.spec.walltime;
+  if (nodes.value < queue->min_nodes) {
+    d.error(at(nodes.origin),
+            "queue '" + queue->name + "' needs at least " + std::to_string(queue->min_nodes) + " nodes, found " +
+                std::to_string(nodes.value),
+            fitting_queues(nodes.value, std::nullopt));
+  } else if (queue->max_nodes && nodes.value > *queue->max_nodes) {
+    d.error(at(nodes.origin),
+            "nodes " + std::to_string(nodes.value) + " is over the limit of queue '" + queue->name + "' (at most " +
+                std::to_string(*queue->max_nodes) + ")",
+            fitting_queues(nodes.value, std::nullopt));
+  }
+  if (auto limit = queue->walltime_limit(nodes.value); limit && walltime.value > *limit) {
+    d.error(at(walltime.origin),
+            "walltime " + walltime_text(walltime.value) + " is over the limit of queue '" + queue->name + "' for " +
+                std::to_string(nodes.value) + " node" + (nodes.value == 1 ? "" : "s") + " (" + format_walltime(*limit) +
+                ")",
+            fitting_queues(nodes.value, walltime.value));
+  }
+  return queue;
+}
+
+}  // namespace ezpz

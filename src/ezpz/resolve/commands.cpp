@@ -1,0 +1,121 @@
+// The job's scheduler directives, launcher words and backend environment, from option templates.
+#include <algorithm>
+
+#include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
+
+namespace ezpz {
+namespace {
+
+// The option a directive sets: "--time" for "--time=1:00:00", "-l place" for "-l place=scatter",
+// "-q" for "-q debug". Two directives with the same option conflict.
+std::string directive_option(const std::string& line) {
+  auto words = split_words(line);
+  if (words.empty()) return {};
+  std::string option = words[0].substr(0, words[0].find('='));
+  if ((option == "-l" || option == "-W") && words.size() > 1) option += " " + words[1].substr(0, words[1].find('='));
+  return option;
+}
+
+}  // namespace
+
+std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
+                                       const std::map<std::string, std::string>& values, const std::string& context) {
+  std::vector<CommandWord> words;
+  for (const auto& group : groups) {
+    if (auto expanded = expand_option_group(group, values, context))
+      words.insert(words.end(), expanded->begin(), expanded->end());
+  }
+  return words;
+}
+
+bool Resolver::stages_to_node_local() const {
+  std::string local = job.profile->node.node_local;
+  local = local.substr(0, local.find_first_of("$%"));
+  while (local.size() > 1 && local.back() == '/') local.pop_back();
+  if (local.empty() || !job.spec.stage) return false;
+  return std::any_of(job.spec.stage->value.begin(), job.spec.stage->value.end(), [&](const StageEntry& entry) {
+    return entry.dest == local || entry.dest.rfind(local + "/", 0) == 0;
+  });
+}
+
+std::map<std::string, std::string> Resolver::placeholder_values(const Queue* queue) const {
+  const JobSpec& s = job.spec;
+  auto text = [](const auto& field) { return field ? field->value : std::string(); };
+  auto joined = [](const auto& field) { return field ? join(field->value, ":") : std::string(); };
+  std::string mail_events;
+  if (s.mail.events) {
+    std::vector<std::string> words;
+    for (const auto& event : s.mail.events->value) {
+      auto mapped = job.scheduler->mail_events.find(event);
+      if (mapped != job.scheduler->mail_events.end()) words.push_back(mapped->second);
+    }
+    mail_events = join(words, job.scheduler->mail_events_separator);
+  }
+  const Devices& devices = job.profile->node.devices;
+  return {
+      {"name", text(s.name)},
+      {"account", text(s.account)},
+      {"queue", queue ? queue->name : text(s.queue)},
+      {"nodes", std::to_string(s.nodes->value)},
+      {"walltime", format_walltime(s.walltime->value)},
+      {"filesystems", joined(s.filesystems)},
+      {"ranks_per_node", std::to_string(s.ranks_per_node->value)},
+      {"cpus_per_rank", std::to_string(s.cpus_per_rank->value)},
+      {"total_ranks", std::to_string(job.total_ranks.value)},
+      {"gpus_per_node", devices.kind == "cpu" ? std::string() : std::to_string(devices.count)},
+      {"cpu_bind", s.cpu_bind->value == "none" ? std::string() : s.cpu_bind->value},
+      {"output", text(s.output)},
+      {"error", text(s.error)},
+      {"mail.user", text(s.mail.user)},
+      {"mail.events", mail_events},
+      {"after", joined(s.after)},
+  };
+}
+
+void Resolver::build_commands(const Queue* queue) {
+  const SystemProfile& profile = *job.profile;
+  auto values = placeholder_values(queue);
+
+  NamedTemplates templates = job.scheduler->directives;
+  merge_templates(templates, profile.directives);
+  if (queue) merge_templates(templates, queue->directives);
+  if (stages_to_node_local()) merge_templates(templates, profile.node.node_local_directives);
+  for (const auto& [name, text] : templates) {
+    auto words = expand_option_group(*text, values, profile.path + ": directive '" + name + "'");
+    if (!words) continue;
+    std::vector<std::string> parts;
+    for (const auto& word : *words) parts.push_back(word.text);
+    job.directives.push_back(join(parts, " "));
+  }
+  if (job.spec.scheduler_args) {
+    // An escape-hatch argument replaces a generated directive for the same option ("-l place=…").
+    for (const auto& arg : job.spec.scheduler_args->value) {
+      auto same = [&](const std::string& line) { return directive_option(line) == directive_option(arg); };
+      job.directives.erase(std::remove_if(job.directives.begin(), job.directives.end(), same), job.directives.end());
+    }
+    job.directives.insert(job.directives.end(), job.spec.scheduler_args->value.begin(),
+                          job.spec.scheduler_args->value.end());
+  }
+
+  job.launcher = expand_groups(profile.launcher.args, values, profile.path + ": launcher.args");
+  auto stage_values = values;
+  stage_values["ranks_per_node"] = "1";
+  stage_values["total_ranks"] = std::to_string(job.spec.nodes->value);
+  stage_values["cpus_per_rank"] = "";
+  stage_values["cpu_bind"] = "";
+  job.stage_launcher = expand_groups(profile.launcher.args, stage_values, profile.path + ": launcher.args");
+
+  const BackendEnv& env = profile.backend_env;
+  bool multi = job.spec.nodes->value > 1;
+  auto add = [&](const auto& vars, const char* section) {
+    for (const auto& [name, value] : vars) {
+      job.backend_env.emplace_back(name, Sourced<std::string>{value, from_profile(profile, {}, section)});
+    }
+  };
+  add(env.always, "backend_env.always");
+  add(multi ? env.multi_node : env.single_node, multi ? "backend_env.multi_node" : "backend_env.single_node");
+}
+
+}  // namespace ezpz

@@ -1,0 +1,63 @@
+// The resolver's internals, shared by the files of resolve/: one Resolver per resolve() call.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ezpz/resolve/resolve.hpp"
+
+namespace ezpz {
+
+inline Origin builtin(std::string note = {}) {
+  return Origin{OriginKind::builtin, {}, std::move(note)};
+}
+inline Origin derived(std::string note) {
+  return Origin{OriginKind::derived, {}, std::move(note)};
+}
+// A value taken from the profile, located at `loc` or, when unknown, at the profile file itself.
+inline Origin from_profile(const SystemProfile& profile, SourceLoc loc, std::string note) {
+  if (!loc.known()) loc = SourceLoc{profile.source, 0, 0, 1};
+  return Origin{OriginKind::profile, std::move(loc), std::move(note)};
+}
+
+// The launcher words of `groups` expanded with `values` (see util/option_template.hpp).
+std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
+                                       const std::map<std::string, std::string>& values, const std::string& context);
+
+struct Resolver {
+  const Catalog& catalog;
+  const ResolveInputs& inputs;
+  Diagnostics d;
+  ResolvedJob job;
+
+  // Where to point an error about a value: its own location, else the spec file (built-in defaults
+  // have no location of their own).
+  SourceLoc at(const Origin& origin) const { return origin.loc.known() ? origin.loc : inputs.spec.loc; }
+
+  // resolve.cpp: the pipeline
+  ResolvedJob run();
+  const SystemProfile* choose_profile(const JobSpec& upper);
+
+  // checks.cpp: problems the user can fix, all collected in `d`
+  void check_run();
+  void check_name();
+  void check_directive_values();
+  void check_required();
+  std::string fitting_queues(long nodes, std::optional<long> walltime) const;
+  const Queue* check_queue();
+
+  // resources.cpp: ranks, cpus, binding and torch device/backend
+  void resolve_ranks();
+  // Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
+  void resolve_cpu_bind(std::optional<long> explicit_cpus);
+  void resolve_torch();
+
+  // commands.cpp: directives, launcher and backend environment
+  bool stages_to_node_local() const;
+  std::map<std::string, std::string> placeholder_values(const Queue* queue) const;
+  void build_commands(const Queue* queue);
+};
+
+}  // namespace ezpz

@@ -1,0 +1,161 @@
+// Ranks per node, cpus per rank, cpu binding and the torch device and backend, from the node's shape.
+#include <algorithm>
+
+#include "ezpz/resolve/cpu_bind.hpp"
+#include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace {
+
+// Device family → torch device type (ROCm builds of torch call their devices "cuda").
+const std::vector<std::pair<std::string, std::string>> k_torch_device_of_kind = {
+    {"cuda", "cuda"}, {"rocm", "cuda"}, {"xpu", "xpu"}, {"cpu", "cpu"}};
+// torch device type → default torch.distributed backend.
+const std::vector<std::pair<std::string, std::string>> k_backend_of_device = {
+    {"cuda", "nccl"}, {"xpu", "xccl"}, {"cpu", "gloo"}};
+
+// Which torch devices a node of each device family can serve, and which backends each device can use.
+const std::vector<std::pair<std::string, std::vector<std::string>>> k_devices_of_kind = {
+    {"cuda", {"cuda", "cpu"}}, {"rocm", {"cuda", "cpu"}}, {"xpu", {"xpu", "cpu"}}, {"cpu", {"cpu"}}};
+const std::vector<std::pair<std::string, std::vector<std::string>>> k_backends_of_device = {
+    {"cuda", {"nccl", "gloo", "mpi"}}, {"xpu", {"xccl", "gloo", "mpi"}}, {"cpu", {"gloo", "mpi"}}};
+
+template <class Value>
+Value lookup(const std::vector<std::pair<std::string, Value>>& table, const std::string& key) {
+  for (const auto& [k, v] : table) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
+std::vector<std::string> with_auto(std::vector<std::string> items) {
+  items.push_back("auto");
+  return items;
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+}  // namespace
+
+void Resolver::resolve_ranks() {
+  const SystemProfile& profile = *job.profile;
+  const NodeShape& node = profile.node;
+  const Devices& devices = node.devices;
+  bool accelerated = devices.kind != "cpu";
+  long cpus_per_node = node.usable_cores() * (profile.launcher.cpu_unit == "thread" ? node.threads_per_core : 1);
+
+  auto& rpn = *job.spec.ranks_per_node;
+  if (rpn.value == k_auto) {
+    rpn = accelerated ? Sourced<long>{devices.count, from_profile(profile, devices.count_loc, "node.devices.count")}
+                      : Sourced<long>{1, builtin("one rank per node without accelerators")};
+  } else if (accelerated && rpn.value > devices.count) {
+    d.error(at(rpn.origin),
+            "ranks_per_node " + std::to_string(rpn.value) + " is more than the " + std::to_string(devices.count) + " " +
+                devices.kind + " devices of a '" + profile.name + "' node",
+            "use 'auto' for one rank per device");
+  } else if (long threads = node.usable_cores() * node.threads_per_core;
+             !accelerated && threads > 0 && rpn.value > threads) {
+    d.error(at(rpn.origin), "ranks_per_node " + std::to_string(rpn.value) + " is more than the " +
+                                std::to_string(threads) + " usable hardware threads of a '" + profile.name + "' node");
+  }
+
+  job.total_ranks = Sourced<long>{job.spec.nodes->value * rpn.value, derived("nodes x ranks_per_node")};
+  auto& cpr = *job.spec.cpus_per_rank;
+  if (cpr.value != k_auto && cpus_per_node > 0 && cpr.value * rpn.value > cpus_per_node) {
+    d.error(at(cpr.origin), "cpus_per_rank " + std::to_string(cpr.value) + " x ranks_per_node " +
+                                std::to_string(rpn.value) + " is more than the " + std::to_string(cpus_per_node) +
+                                " usable cpus of a '" + profile.name + "' node");
+    return;  // no binding can be computed for it either
+  }
+  resolve_cpu_bind(cpr.value == k_auto ? std::nullopt : std::optional<long>(cpr.value));
+  const std::string& binding = job.spec.cpu_bind->value;
+  if (cpus_per_node == 0) {
+    // Unknown node shape: Slurm's and PBS's own default of one cpu per rank, but written out, since
+    // srun does not inherit --cpus-per-task from the batch job (Slurm >= 22.05).
+    if (cpr.value == k_auto) cpr = Sourced<long>{1, builtin("node shape unknown: one cpu per rank")};
+  } else if (cpr.value == k_auto) {
+    auto from_list = cpus_in_list(binding);
+    cpr = from_list ? Sourced<long>{*from_list, derived("the cpu binding list")}
+                    : Sourced<long>{std::max(1L, cpus_per_node / std::max(1L, rpn.value)),
+                                    derived("usable cpus per node / ranks_per_node")};
+  }
+}
+
+// Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
+
+// Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
+void Resolver::resolve_cpu_bind(std::optional<long> explicit_cpus) {
+  const SystemProfile& profile = *job.profile;
+  const Launcher& launcher = profile.launcher;
+  auto& bind = *job.spec.cpu_bind;
+  long rpn = job.spec.ranks_per_node->value;
+  bool takes_binding = std::any_of(launcher.args.begin(), launcher.args.end(), [](const std::string& group) {
+    return group.find("{cpu_bind}") != std::string::npos;
+  });
+  if (bind.value != "auto") {  // "none" or the user's own binding, used as written
+    if (bind.value != "none" && !takes_binding) {
+      d.error(at(bind.origin),
+              "the '" + launcher.kind + "' launcher of system '" + profile.name + "' takes no cpu binding",
+              "remove cpu_bind or set it to 'none'");
+    }
+    return;
+  }
+  bool lists = launcher.cpu_bind_default == "generate" ||
+               (launcher.cpu_bind.count(rpn) != 0 && cpus_in_list(launcher.cpu_bind.at(rpn)));
+  std::optional<std::string> binding;
+  auto table = launcher.cpu_bind.find(rpn);
+  bool table_fits =
+      table != launcher.cpu_bind.end() && (!explicit_cpus || cpus_in_list(table->second) == explicit_cpus);
+  if (explicit_cpus && lists && !table_fits) {
+    binding = generate_cpu_list(profile.node, rpn, explicit_cpus);
+    bind = Sourced<std::string>{binding.value_or("none"), derived("the node shape and cpus_per_rank")};
+  } else if ((binding = cpu_binding(launcher, profile.node, rpn))) {
+    bool from_table = launcher.cpu_bind.count(rpn) != 0;
+    bind = Sourced<std::string>{*binding, from_table ? from_profile(profile, launcher.cpu_bind_loc, "launcher.cpu_bind")
+                                                     : derived("the node shape (launcher.cpu_bind_default)")};
+  } else {
+    bind = Sourced<std::string>{"none", from_profile(profile, launcher.cpu_bind_loc, "no binding for this launcher")};
+  }
+  if (!binding && lists) {
+    SourceLoc loc = at(explicit_cpus ? job.spec.cpus_per_rank->origin : job.spec.ranks_per_node->origin);
+    d.error(
+        loc,
+        "cannot bind " + std::to_string(rpn) + " rank(s) per node" +
+            (explicit_cpus ? " x " + std::to_string(*explicit_cpus) + " cpus" : std::string()) + " on a '" +
+            profile.name + "' node (" + std::to_string(profile.node.sockets) + " socket(s), " +
+            std::to_string(profile.node.usable_cores()) + " usable cores)",
+        "use a ranks_per_node divisible by the sockets, fewer cpus_per_rank, or set cpu_bind: none or your own list");
+  }
+}
+
+void Resolver::resolve_torch() {
+  const Devices& devices = job.profile->node.devices;
+  auto& device = *job.spec.torch.device;
+  if (device.value == "auto") {
+    device = Sourced<std::string>{lookup(k_torch_device_of_kind, devices.kind),
+                                  from_profile(*job.profile, {}, "node.devices.kind '" + devices.kind + "'")};
+  }
+  auto devices_here = lookup(k_devices_of_kind, devices.kind);
+  if (!contains(devices_here, device.value)) {
+    d.error(at(device.origin),
+            "torch.device '" + device.value + "' does not exist on a '" + job.profile->name + "' node (" +
+                devices.kind + " devices)",
+            "expected " + quoted_list(with_auto(devices_here)));
+    return;
+  }
+  auto& backend = *job.spec.torch.backend;
+  if (backend.value == "auto") {
+    backend =
+        Sourced<std::string>{lookup(k_backend_of_device, device.value), derived("torch.device '" + device.value + "'")};
+  }
+  auto backends = lookup(k_backends_of_device, device.value);
+  if (!contains(backends, backend.value)) {
+    d.error(at(backend.origin), "torch.backend '" + backend.value + "' cannot drive '" + device.value + "' devices",
+            "expected " + quoted_list(with_auto(backends)));
+  }
+}
+
+}  // namespace ezpz
