@@ -7,6 +7,7 @@
 
 #include "ezpz/profile/read_profile.hpp"
 #include "ezpz/util/embedded.hpp"
+#include "ezpz/util/node_codec.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
@@ -39,14 +40,14 @@ Catalog::Catalog(std::vector<std::string> search_path) {
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
       std::string name = file.stem().string();
-      m_system_files[name].push_back(make_source(file.string(), read_file(file)));
+      m_system_files[name].push_back(ProfileFile{make_source(file.string(), read_file(file)), {}});
     }
   }
   for (const auto& file : embedded_files()) {
     std::string path(file.path);
     if (path.rfind(k_systems_dir, 0) != 0 || !ends_with(path, k_yaml)) continue;
     std::string name = path.substr(k_systems_dir.size(), path.size() - k_systems_dir.size() - k_yaml.size());
-    m_system_files[name].push_back(make_source(path, std::string(file.text)));
+    m_system_files[name].push_back(ProfileFile{make_source(path, std::string(file.text)), file.tree});
   }
 }
 
@@ -73,8 +74,10 @@ bool Catalog::has_system(const std::string& name) const {
   return m_system_files.count(name) != 0;
 }
 
+Node Catalog::ProfileFile::parse() const { return tree.empty() ? parse_yaml(source) : decode_node(tree, source); }
+
 Node Catalog::load_merged(const std::string& name, size_t level, int depth) const {
-  Node node = parse_yaml(m_system_files.at(name).at(level));
+  Node node = m_system_files.at(name).at(level).parse();
   const Node* extends = node.find("extends");
   if (extends == nullptr || !extends->is_scalar()) return node;
   bool self = extends->scalar == name;
@@ -101,7 +104,7 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
   }
   Diagnostics diagnostics;
   auto profile = std::make_unique<SystemProfile>(read_system_profile(load_merged(name, 0, 0), name, diagnostics));
-  profile->source = m_system_files.at(name).front();
+  profile->source = m_system_files.at(name).front().source;
   profile->path = profile->source->name;
   if (!profile->scheduler.empty()) {
     try {
@@ -118,17 +121,17 @@ const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& wh
   auto cached = m_schedulers.find(name);
   if (cached != m_schedulers.end()) return *cached->second;
   std::string path = "schedulers/" + name + k_yaml;
-  auto text = find_embedded(path);
-  if (!text) {
+  const EmbeddedFile* file = find_embedded(path);
+  if (file == nullptr) {
     std::vector<std::string> names;
-    for (const auto& file : embedded_files()) {
-      std::string p(file.path);
+    for (const auto& embedded : embedded_files()) {
+      std::string p(embedded.path);
       if (p.rfind("schedulers/", 0) == 0) names.push_back(p.substr(11, p.size() - 11 - k_yaml.size()));
     }
     throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, names));
   }
   Diagnostics diagnostics;
-  Node root = parse_yaml(make_source(path, std::string(*text)));
+  Node root = ProfileFile{make_source(path, std::string(file->text)), file->tree}.parse();
   auto scheduler = std::make_unique<Scheduler>(read_scheduler(root, name, diagnostics));
   diagnostics.throw_if_any();
   return *m_schedulers.emplace(name, std::move(scheduler)).first->second;
@@ -136,9 +139,9 @@ const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& wh
 
 std::string Catalog::template_text(const std::string& name) const {
   std::string path = "templates/" + name + ".sh.mustache";
-  auto text = find_embedded(path);
-  if (!text) throw UserError("no template '" + path + "' is built in");
-  return std::string(*text);
+  const EmbeddedFile* file = find_embedded(path);
+  if (file == nullptr) throw UserError("no template '" + path + "' is built in");
+  return std::string(file->text);
 }
 
 }  // namespace ezpz

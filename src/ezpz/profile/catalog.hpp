@@ -37,7 +37,15 @@ class Catalog {
   // own name builds on the next one (a user's aurora.yaml extending the shipped aurora).
   Node load_merged(const std::string& name, size_t level, int depth) const;
 
-  std::map<std::string, std::vector<SourceRef>> m_system_files;
+  // A profile's text and, for compiled-in ones, its tree parsed at build time.
+  struct ProfileFile {
+    SourceRef source;
+    std::string_view tree;
+
+    Node parse() const;
+  };
+
+  std::map<std::string, std::vector<ProfileFile>> m_system_files;
   mutable std::map<std::string, std::unique_ptr<SystemProfile>> m_systems;
   mutable std::map<std::string, std::unique_ptr<Scheduler>> m_schedulers;
 };

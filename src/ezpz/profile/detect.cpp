@@ -7,20 +7,29 @@
 namespace ezpz {
 namespace {
 
-std::optional<std::string> env_match(const DetectRules& rules, const DetectInput& input) {
-  for (const auto& [variable, pattern] : rules.env) {
+std::regex compile(const std::string& pattern, const SystemProfile& profile) {
+  try {
+    return std::regex(pattern);
+  } catch (const std::regex_error& error) {
+    throw UserError(SourceLoc{profile.source, 0, 0, 1},
+                    "invalid regular expression '" + pattern + "' in 'detect': " + error.what());
+  }
+}
+
+std::optional<std::string> env_match(const SystemProfile& profile, const DetectInput& input) {
+  for (const auto& [variable, pattern] : profile.detect.env) {
     const char* value = input.getenv(variable.c_str());
-    if (value != nullptr && std::regex_search(value, std::regex(pattern))) {
+    if (value != nullptr && std::regex_search(value, compile(pattern, profile))) {
       return variable + "='" + value + "' matches '" + pattern + "'";
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> hostname_match(const DetectRules& rules, const DetectInput& input) {
+std::optional<std::string> hostname_match(const SystemProfile& profile, const DetectInput& input) {
   std::string short_name = input.hostname.substr(0, input.hostname.find('.'));
-  for (const auto& pattern : rules.hostname) {
-    std::regex compiled(pattern);
+  for (const auto& pattern : profile.detect.hostname) {
+    std::regex compiled = compile(pattern, profile);
     for (const auto& name : {input.hostname, short_name}) {
       if (!name.empty() && std::regex_search(name, compiled)) {
         return "hostname '" + name + "' matches '" + pattern + "'";
@@ -44,7 +53,7 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
     while (end < profiles.size() && profiles[end]->detect.fallback == tier) ++end;
     for (auto matcher : {env_match, hostname_match}) {
       for (size_t i = begin; i < end; ++i) {
-        if (auto reason = matcher(profiles[i]->detect, input)) return Detection{profiles[i]->name, *reason};
+        if (auto reason = matcher(*profiles[i], input)) return Detection{profiles[i]->name, *reason};
       }
     }
     if (tier > 0) {

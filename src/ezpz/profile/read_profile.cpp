@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <regex>
 
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -62,14 +61,9 @@ struct Reader {
       if (auto value = read_int(item, what, 0, 1 << 20, d)) target.push_back(static_cast<int>(*value));
     }
   }
-  void regex(const Node& node, std::string_view what, std::string& target) {
-    text(target, node, what);
-    try {
-      std::regex compiled(target);
-    } catch (const std::regex_error& error) {
-      d.error(node.loc, "invalid regular expression in '" + std::string(what) + "': " + error.what());
-    }
-  }
+  // Patterns are compiled where they are used (detection, job ids), not on every load: compiling a
+  // std::regex costs more than rendering a script. tests/unit/profile checks every shipped pattern.
+  void regex(const Node& node, std::string_view what, std::string& target) { text(target, node, what); }
   // A map of names to scalars; null values are kept as "remove" markers.
   void templates(NamedTemplates& target, const Node& node, std::string_view what) {
     if (!expect_map(node, what, d)) return;

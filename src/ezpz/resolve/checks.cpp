@@ -1,6 +1,6 @@
 // Checks that need the profile: names and directive values, required keys, queues and their limits.
 #include <algorithm>
-#include <regex>
+#include <cstring>
 
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/text.hpp"
@@ -46,8 +46,9 @@ void Resolver::check_run() {
 
 void Resolver::check_name() {
   const auto& name = *job.spec.name;
-  static const std::regex k_name("[A-Za-z0-9_][A-Za-z0-9._+-]*");
-  if (!std::regex_match(name.value, k_name)) {
+  auto allowed = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._+-", c) != nullptr; };
+  const std::string& text = name.value;
+  if (text.empty() || text[0] == '.' || text[0] == '+' || text[0] == '-' || !std::all_of(text.begin(), text.end(), allowed)) {
     d.error(at(name.origin), "job name '" + printable(name.value) + "' is not accepted by " + job.scheduler->name,
             "use letters, digits, '.', '_', '+' and '-', starting with a letter, digit or '_'");
   }

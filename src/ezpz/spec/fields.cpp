@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <regex>
 
 #include "ezpz/spec/job_spec.hpp"
 #include "ezpz/util/text.hpp"
@@ -16,16 +15,20 @@ namespace {
 using json = nlohmann::json;
 constexpr long k_no_limit = std::numeric_limits<long>::max();
 
+// JSON Schema fragments are built only for `ezpz schema`: building them on every run would cost more
+// than reading a spec.
+using SchemaFn = std::function<json()>;
+
 template <class T>
 struct ValueType {
-  json schema;
+  SchemaFn schema;
   std::function<std::optional<T>(const Node&, const std::string& path, Diagnostics&)> read;
 };
 
 struct FieldDef {
   std::string path;  // "torch.backend"
   std::string doc;
-  json schema;
+  SchemaFn schema;
   bool from_env = false;  // EZPZ_<PATH> overrides it
   std::function<void(JobSpec&, const Node&, Origin, Diagnostics&)> read;
   std::function<void(JobSpec&, const JobSpec&)> merge;
@@ -52,8 +55,11 @@ json to_json(const std::vector<StageEntry>& value) {
 template <class T, class Access>
 FieldDef field(std::string path, Access access, ValueType<T> type, std::string doc, bool from_env) {
   FieldDef def;
-  def.schema = type.schema;
-  def.schema["description"] = doc;
+  def.schema = [schema = type.schema, doc] {
+    json out = schema();
+    out["description"] = doc;
+    return out;
+  };
   def.path = path;
   def.doc = std::move(doc);
   def.from_env = from_env;
@@ -78,18 +84,24 @@ FieldDef field(std::string path, Access access, ValueType<T> type, std::string d
 }
 
 ValueType<std::string> text_type() {
-  return {json{{"type", json::array({"string", "number"})}},
+  return {[=] {
+            return json{{"type", json::array({"string", "number"})}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) { return read_string(node, path, d); }};
 }
 
 ValueType<long> count_type() {
-  return {json{{"type", "integer"}, {"minimum", 1}}, [](const Node& node, const std::string& path, Diagnostics& d) {
-            return read_int(node, path, 1, k_no_limit, d);
-          }};
+  return {
+      [=] {
+        return json{{"type", "integer"}, {"minimum", 1}};
+      },
+      [](const Node& node, const std::string& path, Diagnostics& d) { return read_int(node, path, 1, k_no_limit, d); }};
 }
 
 ValueType<long> auto_count_type() {
-  return {json{{"anyOf", json::array({json{{"type", "integer"}, {"minimum", 1}}, json{{"const", "auto"}}})}},
+  return {[=] {
+            return json{{"anyOf", json::array({json{{"type", "integer"}, {"minimum", 1}}, json{{"const", "auto"}}})}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
             if (node.is_scalar() && node.scalar == "auto") return k_auto;
             Diagnostics local;
@@ -101,9 +113,11 @@ ValueType<long> auto_count_type() {
 }
 
 ValueType<long> walltime_type() {
-  return {json{{"type", "string"},
-               {"pattern", "^[0-9]+(:[0-9]+){1,2}$|^[0-9]+-[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
-               {"examples", json::array({"01:00:00", "90m", "1h30m"})}},
+  return {[=] {
+            return json{{"type", "string"},
+                        {"pattern", "^[0-9]+(:[0-9]+){1,2}$|^[0-9]+-[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
+                        {"examples", json::array({"01:00:00", "90m", "1h30m"})}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
             if (!node.is_scalar()) {
               d.error(node.loc,
@@ -118,16 +132,20 @@ ValueType<long> walltime_type() {
 }
 
 ValueType<std::vector<std::string>> list_type() {
-  return {json{{"anyOf",
-                json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}}, json{{"type", "string"}}})}},
+  return {[=] {
+            return json{{"anyOf", json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}},
+                                               json{{"type", "string"}}})}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) {
             return read_string_list(node, path, d, /*allow_scalar=*/true);
           }};
 }
 
 ValueType<std::vector<std::string>> command_type() {
-  return {json{{"anyOf",
-                json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}}, json{{"type", "string"}}})}},
+  return {[=] {
+            return json{{"anyOf", json::array({json{{"type", "array"}, {"items", {{"type", "string"}}}},
+                                               json{{"type", "string"}}})}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<std::string>> {
             if (!node.is_scalar()) return read_string_list(node, path, d);
             std::string why;
@@ -145,7 +163,9 @@ bool check_choice(const Node& node, const std::string& path, const std::vector<s
 }
 
 ValueType<std::string> choice_type(std::vector<std::string> choices) {
-  return {json{{"enum", choices}},
+  return {[=] {
+            return json{{"enum", choices}};
+          },
           [choices](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
             if (!check_choice(node, path, choices, d)) return std::nullopt;
             return node.scalar;
@@ -154,7 +174,10 @@ ValueType<std::string> choice_type(std::vector<std::string> choices) {
 
 ValueType<std::vector<std::string>> choice_list_type(std::vector<std::string> choices) {
   return {
-      json{{"anyOf", json::array({json{{"enum", choices}}, json{{"type", "array"}, {"items", {{"enum", choices}}}}})}},
+      [=] {
+        return json{
+            {"anyOf", json::array({json{{"enum", choices}}, json{{"type", "array"}, {"items", {{"enum", choices}}}}})}};
+      },
       [choices](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<std::string>> {
         if (node.is_scalar()) {
           if (!check_choice(node, path, choices, d)) return std::nullopt;
@@ -171,63 +194,64 @@ ValueType<std::vector<std::string>> choice_list_type(std::vector<std::string> ch
 
 ValueType<std::vector<StageEntry>> stage_type() {
   static const std::vector<std::string> k_keys = {"src", "dest", "unpack", "venv"};
-  json entry_schema = {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", json::array({"src", "dest"})},
-      {"properties",
-       {{"src", {{"type", "string"}, {"description", "file, directory or tarball to copy"}}},
-        {"dest", {{"type", "string"}, {"description", "absolute path on node-local storage"}}},
-        {"unpack", {{"type", "boolean"}, {"description", "unpack a .tar/.tar.gz/.tar.zst on arrival"}}},
-        {"venv", {{"type", "boolean"}, {"description", "relocate a Python virtual environment"}}}}}};
-  return {json{{"type", "array"}, {"items", entry_schema}},
-          [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<StageEntry>> {
-            if (!node.is_sequence()) {
-              d.error(node.loc, "'" + path + "' expects a list of {src, dest} maps, found " + node.describe());
-              return std::nullopt;
+  SchemaFn schema = [] {
+    json entry_schema = {
+        {"type", "object"},
+        {"additionalProperties", false},
+        {"required", json::array({"src", "dest"})},
+        {"properties",
+         {{"src", {{"type", "string"}, {"description", "file, directory or tarball to copy"}}},
+          {"dest", {{"type", "string"}, {"description", "absolute path on node-local storage"}}},
+          {"unpack", {{"type", "boolean"}, {"description", "unpack a .tar/.tar.gz/.tar.zst on arrival"}}},
+          {"venv", {{"type", "boolean"}, {"description", "relocate a Python virtual environment"}}}}}};
+    return json{{"type", "array"}, {"items", entry_schema}};
+  };
+  return {
+      schema, [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::vector<StageEntry>> {
+        if (!node.is_sequence()) {
+          d.error(node.loc, "'" + path + "' expects a list of {src, dest} maps, found " + node.describe());
+          return std::nullopt;
+        }
+        std::vector<StageEntry> entries;
+        for (const auto& item : node.items) {
+          if (!expect_map(item, path, d)) continue;
+          check_keys(item, k_keys, d, path);
+          StageEntry entry;
+          entry.loc = item.loc;
+          bool ok = true;
+          for (const char* required : {"src", "dest"}) {
+            const Node* value = item.find(required);
+            auto text = value ? read_string(*value, path + "." + required, d) : std::nullopt;
+            if (!value) d.error(item.loc, "missing '" + std::string(required) + "' in a '" + path + "' entry");
+            if (!text || text->empty()) {
+              if (text) d.error(value->loc, "'" + path + "." + required + "' must not be empty");
+              ok = false;
+              continue;
             }
-            std::vector<StageEntry> entries;
-            for (const auto& item : node.items) {
-              if (!expect_map(item, path, d)) continue;
-              check_keys(item, k_keys, d, path);
-              StageEntry entry;
-              entry.loc = item.loc;
-              bool ok = true;
-              for (const char* required : {"src", "dest"}) {
-                const Node* value = item.find(required);
-                auto text = value ? read_string(*value, path + "." + required, d) : std::nullopt;
-                if (!value) d.error(item.loc, "missing '" + std::string(required) + "' in a '" + path + "' entry");
-                if (!text || text->empty()) {
-                  if (text) d.error(value->loc, "'" + path + "." + required + "' must not be empty");
-                  ok = false;
-                  continue;
-                }
-                if (std::any_of(text->begin(), text->end(),
-                                [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); })) {
-                  d.error(value->loc,
-                          "'" + path + "." + required + "' contains a control character: '" + printable(*text) + "'");
-                  ok = false;
-                  continue;
-                }
-                (std::string(required) == "src" ? entry.src : entry.dest) = *text;
-              }
-              if (const Node* value = item.find("unpack"))
-                entry.unpack = read_bool(*value, path + ".unpack", d).value_or(false);
-              if (const Node* value = item.find("venv"))
-                entry.venv = read_bool(*value, path + ".venv", d).value_or(false);
-              if (ok && entry.dest.front() != '/') {
-                d.error(item.find("dest")->loc,
-                        "'" + path + ".dest' must be an absolute path, found '" + entry.dest + "'");
-              }
-              entries.push_back(std::move(entry));
+            if (std::any_of(text->begin(), text->end(),
+                            [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); })) {
+              d.error(value->loc,
+                      "'" + path + "." + required + "' contains a control character: '" + printable(*text) + "'");
+              ok = false;
+              continue;
             }
-            return entries;
-          }};
+            (std::string(required) == "src" ? entry.src : entry.dest) = *text;
+          }
+          if (const Node* value = item.find("unpack"))
+            entry.unpack = read_bool(*value, path + ".unpack", d).value_or(false);
+          if (const Node* value = item.find("venv")) entry.venv = read_bool(*value, path + ".venv", d).value_or(false);
+          if (ok && entry.dest.front() != '/') {
+            d.error(item.find("dest")->loc, "'" + path + ".dest' must be an absolute path, found '" + entry.dest + "'");
+          }
+          entries.push_back(std::move(entry));
+        }
+        return entries;
+      }};
 }
 
 bool valid_env_name(const std::string& name) {
-  static const std::regex k_name("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(name, k_name);
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) && std::all_of(name.begin(), name.end(), word);
 }
 
 void read_env_entry(JobSpec& spec, const std::string& name, const SourceLoc& key_loc, const Node& value, Origin origin,
@@ -255,10 +279,12 @@ FieldDef env_field() {
   FieldDef def;
   def.path = "env";
   def.doc = "environment variables exported before launch; values are literal text (no shell expansion)";
-  def.schema = {{"type", "object"},
+  def.schema = [doc = def.doc] {
+    return json{{"type", "object"},
                 {"additionalProperties", {{"type", json::array({"string", "number", "boolean"})}}},
                 {"propertyNames", {{"pattern", "^[A-Za-z_][A-Za-z0-9_]*$"}}},
-                {"description", def.doc}};
+                {"description", doc}};
+  };
   def.read = [](JobSpec& spec, const Node& node, Origin origin, Diagnostics& d) {
     if (!expect_map(node, "env", d)) return;
     for (const auto& entry : node.entries) read_env_entry(spec, entry.key, entry.key_loc, entry.value, origin, d);
@@ -384,7 +410,6 @@ std::vector<std::string> keys_under(const std::string& prefix) {
 }
 
 void read_map(JobSpec& spec, const Node& map, const std::string& prefix, const Origin& origin, Diagnostics& d) {
-  std::vector<std::string> known = keys_under(prefix);
   for (const auto& entry : map.entries) {
     std::string path = prefix + entry.key;
     if (const FieldDef* def = find_field(path)) {
@@ -393,7 +418,8 @@ void read_map(JobSpec& spec, const Node& map, const std::string& prefix, const O
       if (expect_map(entry.value, path, d)) read_map(spec, entry.value, path + ".", origin, d);
     } else {
       std::string context = prefix.empty() ? std::string() : " in '" + prefix.substr(0, prefix.size() - 1) + "'";
-      d.error(entry.key_loc, "unknown key '" + entry.key + "'" + context, suggestion_hint(entry.key, known));
+      d.error(entry.key_loc, "unknown key '" + entry.key + "'" + context,
+              suggestion_hint(entry.key, keys_under(prefix)));
     }
   }
 }
@@ -403,7 +429,7 @@ json schema_for(const std::string& prefix) {
   for (const auto& key : keys_under(prefix)) {
     std::string path = prefix + key;
     if (const FieldDef* def = find_field(path)) {
-      properties[key] = def->schema;
+      properties[key] = def->schema();
     } else {
       properties[key] = {{"type", "object"}, {"additionalProperties", false}, {"properties", schema_for(path + ".")}};
     }

@@ -3,11 +3,11 @@
 
 namespace ezpz {
 
-std::optional<std::string_view> find_embedded(std::string_view path) {
+const EmbeddedFile* find_embedded(std::string_view path) {
   for (const auto& file : embedded_files()) {
-    if (file.path == path) return file.text;
+    if (file.path == path) return &file;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 }  // namespace ezpz

@@ -10,12 +10,13 @@ namespace ezpz {
 struct EmbeddedFile {
   std::string_view path;  // relative to the source root, e.g. "systems/aurora.yaml"
   std::string_view text;
+  std::string_view tree;  // YAML files: the parsed tree (util/node_codec.hpp); else empty
 };
 
 // Every embedded file, sorted by path.
 const std::vector<EmbeddedFile>& embedded_files();
 
 // The embedded file at `path`, if any.
-std::optional<std::string_view> find_embedded(std::string_view path);
+const EmbeddedFile* find_embedded(std::string_view path);
 
 }  // namespace ezpz

@@ -1,22 +1,37 @@
 // Placeholder expansion for option groups.
 #include "ezpz/util/option_template.hpp"
 
-#include <regex>
+#include <algorithm>
+#include <cctype>
+
 
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
+namespace {
+
+// NAME for a word that is exactly "$NAME" or "${NAME}".
+std::optional<std::string> variable_reference(const std::string& word) {
+  bool braced = word.size() > 3 && word.compare(0, 2, "${") == 0 && word.back() == '}';
+  if (!braced && (word.size() < 2 || word[0] != '$')) return std::nullopt;
+  std::string name = braced ? word.substr(2, word.size() - 3) : word.substr(1);
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || !std::all_of(name.begin(), name.end(), word_char)) {
+    return std::nullopt;
+  }
+  return name;
+}
+
+}  // namespace
 
 std::optional<std::vector<CommandWord>> expand_option_group(const std::string& group,
                                                             const std::map<std::string, std::string>& values,
                                                             const std::string& context) {
-  static const std::regex k_variable(R"(\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?)");
   std::vector<CommandWord> words;
   for (const auto& raw : split_words(group)) {
-    std::smatch match;
-    if (std::regex_match(raw, match, k_variable)) {
-      words.push_back(CommandWord{match[1].str(), true});
+    if (auto name = variable_reference(raw)) {
+      words.push_back(CommandWord{*name, true});
       continue;
     }
     std::string word;

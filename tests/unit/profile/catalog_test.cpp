@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "../test_support.hpp"
 
@@ -50,6 +51,15 @@ TEST(Catalog, EveryShippedProfileLoadsWithAuditDateSourcesAndScheduler) {
     EXPECT_FALSE(profile.description.empty()) << name;
     EXPECT_NO_THROW(test::builtin_catalog().scheduler(profile.scheduler)) << name;
     EXPECT_EQ(profile.node.devices.order.size(), static_cast<size_t>(profile.node.devices.count)) << name;
+  }
+}
+
+TEST(Catalog, EveryShippedPatternCompiles) {
+  for (const auto& name : k_shipped) {
+    const SystemProfile& profile = test::builtin_catalog().system(name);
+    for (const auto& [variable, pattern] : profile.detect.env) EXPECT_NO_THROW(std::regex{pattern}) << name << " " << variable;
+    for (const auto& pattern : profile.detect.hostname) EXPECT_NO_THROW(std::regex{pattern}) << name << " " << pattern;
+    EXPECT_NO_THROW(std::regex{test::builtin_catalog().scheduler(profile.scheduler).job_id_pattern}) << name;
   }
 }
 

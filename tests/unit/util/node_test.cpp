@@ -1,5 +1,6 @@
 // The located YAML tree: locations, errors from yaml-cpp, and merging for `extends:`.
 #include "ezpz/util/node.hpp"
+#include "ezpz/util/node_codec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -81,6 +82,25 @@ TEST(ReadSection, ReportsUnknownKeysWithHintsAndSkipsNulls) {
   ASSERT_EQ(d.items().size(), 1u);
   EXPECT_EQ(d.items()[0].message, "unknown key 'alpah' in 'section'");
   EXPECT_EQ(d.items()[0].hint, "did you mean 'alpha'?");
+}
+
+}  // namespace
+}  // namespace ezpz
+
+namespace ezpz {
+namespace {
+
+TEST(NodeCodec, RoundTripsEveryKindWithLocations) {
+  auto source = make_source("c.yaml", "a: 1\nb: [x, 'y z', ~]\nc: {d: \"q\"}\ne:\n");
+  Node original = parse_yaml(source);
+  Node decoded = decode_node(encode_node(original), source);
+  EXPECT_EQ(encode_node(decoded), encode_node(original));
+  EXPECT_EQ(decoded.find("b")->items[1].scalar, "y z");
+  EXPECT_TRUE(decoded.find("b")->items[1].quoted);
+  EXPECT_TRUE(decoded.find("b")->items[2].is_null());
+  EXPECT_EQ(decoded.find("c")->find("d")->loc.describe(), "c.yaml:3:8");
+  EXPECT_EQ(decoded.entries[3].key_loc.describe(), "c.yaml:4:1");
+  EXPECT_EQ(decoded.find("c")->find("d")->loc.file, source);
 }
 
 }  // namespace
