@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ezpz/cli/command.hpp"
+#include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/version.hpp"
@@ -13,6 +14,7 @@ namespace {
 
 const CommandRegistrar k_commands[] = {
     add_render_command, add_resolve_command, add_validate_command, add_systems_command, add_schema_command,
+    add_exec_command,   add_launch_command,  add_test_command,
 };
 
 void print_errors(const UserError& error) {
@@ -20,9 +22,23 @@ void print_errors(const UserError& error) {
   if (error.diagnostics().size() > 1) std::cerr << "ezpz: " << error.diagnostics().size() << " errors\n";
 }
 
+std::vector<std::string>& separated_program() {
+  static std::vector<std::string> k_program;
+  return k_program;
+}
+
 }  // namespace
 
+const std::vector<std::string>& program_after_separator() { return separated_program(); }
+
 int run_cli(int argc, char** argv) {
+  // Everything after the first "--" is the program of exec/launch/test, never ezpz's own options.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) != "--") continue;
+    separated_program().assign(argv + i + 1, argv + argc);
+    argc = i;
+    break;
+  }
   CLI::App app{
       "ezpz: portable distributed PyTorch jobs on HPC systems.\n"
       "Write a job spec once; render, submit and launch it on any system with a profile.",

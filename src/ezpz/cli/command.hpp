@@ -21,5 +21,8 @@ void add_resolve_command(CLI::App& app, CommandAction& action);
 void add_validate_command(CLI::App& app, CommandAction& action);
 void add_systems_command(CLI::App& app, CommandAction& action);
 void add_schema_command(CLI::App& app, CommandAction& action);
+void add_exec_command(CLI::App& app, CommandAction& action);
+void add_launch_command(CLI::App& app, CommandAction& action);
+void add_test_command(CLI::App& app, CommandAction& action);
 
 }  // namespace ezpz

@@ -57,10 +57,13 @@ ResolvedJob Resolver::run() {
   job.spec.rejected = upper.rejected;
 
   check_run();
-  check_name();
-  check_directive_values();
-  check_required();
-  const Queue* queue = check_queue();
+  const Queue* queue = nullptr;
+  if (!inputs.for_launch) {
+    check_name();
+    check_directive_values();
+    check_required();
+    queue = check_queue();
+  }
   resolve_ranks();
   resolve_torch();
   d.throw_if_any();

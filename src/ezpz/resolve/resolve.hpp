@@ -24,6 +24,9 @@ struct ResolveInputs {
   JobSpec cli;            // from --set / --system
   // Called only when no layer names a system.
   std::function<std::optional<Detection>()> detect;
+  // Inside an allocation (`ezpz launch`): only the launcher matters, so the batch-level checks
+  // (account, queue limits, job name, directive values) are skipped.
+  bool for_launch = false;
 };
 
 struct ResolvedJob {

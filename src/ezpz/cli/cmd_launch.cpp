@@ -1,0 +1,85 @@
+// `ezpz launch -- CMD`: start every rank of CMD in this allocation with the system's own launcher.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/cli/runtime_command.hpp"
+#include "ezpz/runtime/launch.hpp"
+#include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace {
+
+struct LaunchOptions {
+  std::string system;
+  long ranks = 0;
+  long ppn = 0;
+  long nodes = 0;
+  std::string hostfile;
+  std::string cpu_bind;
+  bool dry_run = false;
+};
+
+int launch(const LaunchOptions& options, const std::vector<std::string>& program) {
+  if (program.empty()) throw UserError("no program to launch", "ezpz launch -n 4 -- python3 train.py");
+  Environment env = Environment::from_process();
+  LaunchRequest request;
+  request.system = runtime_system(env, options.system);
+  if (options.ranks > 0) request.ranks = options.ranks;
+  if (options.ppn > 0) request.ppn = options.ppn;
+  if (options.nodes > 0) request.nodes = options.nodes;
+  request.hostfile = options.hostfile;
+  request.cpu_bind = options.cpu_bind;
+  request.program = program;
+  LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
+
+  std::vector<std::string> shown = plan.argv;
+  if (plan.kind == "local") {
+    shown = {env.ezpz_bin, "exec", "--"};
+    shown.insert(shown.end(), program.begin(), program.end());
+  }
+  std::vector<std::string> quoted;
+  for (const auto& word : shown) quoted.push_back(shell_quote(word));
+  std::cerr << "ezpz launch: " << (plan.kind == "local" ? std::to_string(plan.total_ranks) + " local rank(s) of " : "")
+            << join(quoted, " ") << "\n";
+  if (options.dry_run) {
+    std::cout << join(quoted, " ") << "\n";
+    return k_exit_ok;
+  }
+  if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system);
+
+  std::vector<char*> argv;
+  for (auto& word : plan.argv) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  int error = errno;
+  throw UserError("cannot run '" + plan.argv[0] + "': " + std::strerror(error),
+                  error == ENOENT ? "is the system's launcher on PATH (module loaded)?" : "");
+}
+
+}  // namespace
+
+void add_launch_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<LaunchOptions>();
+  CLI::App* command = app.add_subcommand("launch", "Start every rank of CMD in this allocation, through ezpz exec");
+  command->add_option("--system", options->system, "system profile (default: $EZPZ_SYSTEM, else detected)");
+  command->add_option("-n,--ranks", options->ranks, "total ranks (default: nodes x ranks per node)")->check(CLI::PositiveNumber);
+  command->add_option("--ppn", options->ppn, "ranks per node (default: the profile's, one per device)")->check(CLI::PositiveNumber);
+  command->add_option("--nodes", options->nodes, "nodes to use (default: every host of the allocation)")->check(CLI::PositiveNumber);
+  command->add_option("--hostfile", options->hostfile, "host file to use instead of the scheduler's");
+  command->add_option("--cpu-bind", options->cpu_bind, "cpu binding (as the spec key cpu_bind: none, depth, list:…)");
+  command->add_flag("--dry-run", options->dry_run, "print the command on stdout and run nothing");
+  command->footer("Usage: ezpz launch [OPTIONS] -- CMD [ARGS...]\n"
+                  "Hosts come from --hostfile, PBS_NODEFILE or SLURM_JOB_NODELIST. The command is printed to stderr.\n"
+                  "System 'local' runs the ranks itself (like torchrun --standalone): signals are forwarded, and when\n"
+                  "a rank fails the others are stopped and its exit code is returned.");
+  command->callback([&action, options] {
+    auto program = program_after_separator();
+    action = [options, program] { return launch(*options, program); };
+  });
+}
+
+}  // namespace ezpz

@@ -1,0 +1,48 @@
+// The exec step shared by `ezpz exec` and `ezpz test`.
+#include "ezpz/cli/runtime_command.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+
+#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+
+std::string runtime_system(const Environment& env, const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* exported = std::getenv("EZPZ_SYSTEM"); exported != nullptr && *exported != '\0') return exported;
+  auto detection = detect_here(env.catalog);
+  if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or export EZPZ_SYSTEM");
+  return detection->system;
+}
+
+
+int exec_rank(const Environment& env, const std::string& system, const std::vector<std::string>& program,
+              bool print_only) {
+  RuntimeInputs inputs;
+  inputs.profile = &env.catalog.system(system);
+  inputs.env = process_env();
+  RankEnvironment rank_env = rank_environment(inputs);
+  if (print_only) {
+    for (const auto& note : rank_env.notes) std::cerr << "# " << note << "\n";
+    for (const auto& [name, value] : rank_env.exports) std::cout << "export " << name << "=" << shell_quote(value) << "\n";
+    return k_exit_ok;
+  }
+  if (program.empty()) throw UserError("no program to run", "ezpz exec -- python3 train.py");
+  for (const auto& [name, value] : rank_env.exports) setenv(name.c_str(), value.c_str(), 1);
+  std::vector<char*> argv;
+  std::vector<std::string> words = program;
+  for (auto& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  int error = errno;
+  std::cerr << "ezpz: error: cannot run '" << program[0] << "': " << std::strerror(error) << "\n";
+  return error == ENOENT ? 127 : 126;
+}
+
+}  // namespace ezpz

@@ -1,0 +1,25 @@
+// What the runtime commands (exec, launch, test) share: the system they run on and the exec step.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ezpz/cli/job_options.hpp"
+
+namespace ezpz {
+
+// The system name for runtime commands: --system, else EZPZ_SYSTEM (exported by rendered scripts),
+// else detection on this machine.
+std::string runtime_system(const Environment& env, const std::string& flag);
+
+// Exports this rank's environment (runtime/rank_environment.hpp) and replaces the process with
+// `program` (same PID, so signals and the exit code pass straight through). With `print_only`, prints
+// the exports as shell lines on stdout and how they were decided on stderr, and returns 0.
+// Returns 127 when the program is not found, 126 when it cannot be executed (as shells do).
+int exec_rank(const Environment& env, const std::string& system, const std::vector<std::string>& program,
+              bool print_only);
+
+// The words after the first "--" of the command line: the program a runtime command runs.
+const std::vector<std::string>& program_after_separator();
+
+}  // namespace ezpz

@@ -1,0 +1,55 @@
+// Allocation hosts from the scheduler's variables, in one table.
+#include "ezpz/runtime/allocation.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "ezpz/runtime/hostlist.hpp"
+#include "ezpz/util/error.hpp"
+
+namespace ezpz {
+namespace {
+
+struct HostSource {
+  const char* variable;
+  bool is_file;  // a nodefile path, else a Slurm host list
+};
+
+const HostSource k_host_sources[] = {
+    {"PBS_NODEFILE", true}, {"SLURM_STEP_NODELIST", false}, {"SLURM_JOB_NODELIST", false}, {"SLURM_NODELIST", false}};
+const char* const k_job_id_variables[] = {"PBS_JOBID", "SLURM_JOB_ID", "EZPZ_JOB_ID"};
+
+std::vector<std::string> read_hostfile(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot read the host file " + what, "check that the file exists on this node");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return read_nodefile(text);
+}
+
+}  // namespace
+
+Allocation current_allocation(const EnvLookup& env, const std::string& hostfile) {
+  Allocation allocation;
+  for (const char* variable : k_job_id_variables) {
+    if (auto id = env(variable); id && !id->empty()) {
+      allocation.job_id = *id;
+      break;
+    }
+  }
+  if (!hostfile.empty()) {
+    allocation.hosts = read_hostfile(hostfile, "'" + hostfile + "'");
+    allocation.hosts_from = "--hostfile " + hostfile;
+    return allocation;
+  }
+  for (const auto& source : k_host_sources) {
+    auto value = env(source.variable);
+    if (!value || value->empty()) continue;
+    std::string what = std::string(source.variable) + "=" + *value;
+    allocation.hosts = source.is_file ? read_hostfile(*value, what) : expand_hostlist(*value, source.variable);
+    allocation.hosts_from = what;
+    break;
+  }
+  return allocation;
+}
+
+}  // namespace ezpz

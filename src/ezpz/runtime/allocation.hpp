@@ -1,0 +1,22 @@
+// The current allocation as the scheduler describes it to the job: its hosts and its job id.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ezpz/runtime/environment.hpp"
+
+namespace ezpz {
+
+struct Allocation {
+  std::vector<std::string> hosts;  // in allocation order, each once
+  std::string hosts_from;          // "PBS_NODEFILE=/var/spool/…", "SLURM_JOB_NODELIST=nid[1-2]", "" when none
+  std::string job_id;              // "" outside a job
+};
+
+// Reads PBS_NODEFILE (a file, one line per slot), else SLURM_STEP_NODELIST / SLURM_JOB_NODELIST
+// (host lists); the job id from PBS_JOBID, SLURM_JOB_ID or EZPZ_JOB_ID. `hostfile`, when not empty,
+// replaces all of them (ezpz launch --hostfile). Throws UserError when a named file cannot be read.
+Allocation current_allocation(const EnvLookup& env, const std::string& hostfile = {});
+
+}  // namespace ezpz

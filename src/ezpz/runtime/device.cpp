@@ -1,0 +1,137 @@
+// Device detection and per-rank selection.
+#include "ezpz/runtime/device.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <regex>
+
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace {
+
+namespace fs = std::filesystem;
+
+// PCI vendor ids of render nodes (the kernel's /sys/class/drm/renderD*/device/vendor).
+const std::vector<std::pair<std::string, std::string>> k_vendor_kind = {
+    {"0x10de", "cuda"}, {"0x1002", "rocm"}, {"0x8086", "xpu"}};
+// Device family → torch device type and visibility variable.
+const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> k_kind_info = {
+    {"cuda", {"cuda", "CUDA_VISIBLE_DEVICES"}},
+    {"rocm", {"cuda", "ROCR_VISIBLE_DEVICES"}},
+    {"xpu", {"xpu", "ZE_AFFINITY_MASK"}},
+    {"cpu", {"cpu", ""}}};
+
+std::pair<std::string, std::string> kind_info(const std::string& kind) {
+  for (const auto& [k, info] : k_kind_info) {
+    if (k == kind) return info;
+  }
+  return {"cpu", ""};
+}
+
+std::string read_first_line(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return trim(line);
+}
+
+}  // namespace
+
+std::string torch_device_type(const std::string& kind) { return kind_info(kind).first; }
+
+Devices probe_devices(const std::string& root, std::string* source) {
+  Devices devices;
+  devices.kind = "cpu";
+  devices.count = 1;
+  std::error_code error;
+  int nvidia = 0;
+  static const std::regex k_nvidia("nvidia[0-9]+");
+  for (const auto& entry : fs::directory_iterator(fs::path(root) / "dev", error)) {
+    if (std::regex_match(entry.path().filename().string(), k_nvidia)) ++nvidia;
+  }
+  std::map<std::string, int> render_nodes;  // kind → count
+  for (const auto& entry : fs::directory_iterator(fs::path(root) / "sys/class/drm", error)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("renderD", 0) != 0) continue;
+    std::string vendor = read_first_line(entry.path() / "device" / "vendor");
+    for (const auto& [id, kind] : k_vendor_kind) {
+      if (vendor == id) ++render_nodes[kind];
+    }
+  }
+  bool kfd = fs::exists(fs::path(root) / "dev" / "kfd", error);
+  if (nvidia > 0) {
+    devices.kind = "cuda";
+    devices.count = nvidia;
+    *source = std::to_string(nvidia) + " /dev/nvidia* device(s)";
+  } else if (kfd && render_nodes["rocm"] > 0) {
+    devices.kind = "rocm";
+    devices.count = render_nodes["rocm"];
+    *source = std::to_string(devices.count) + " AMD render node(s) and /dev/kfd";
+  } else if (render_nodes["xpu"] > 0) {
+    devices.kind = "xpu";
+    devices.count = render_nodes["xpu"];
+    *source = std::to_string(devices.count) + " Intel render node(s)";
+  } else {
+    *source = "no accelerator device nodes";
+  }
+  devices.visibility = kind_info(devices.kind).second;
+  devices.order.resize(static_cast<size_t>(devices.count));
+  std::iota(devices.order.begin(), devices.order.end(), 0);
+  devices.select = "mask";
+  return devices;
+}
+
+DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLookup& env) {
+  DeviceChoice choice;
+  std::string type = torch_device_type(devices.kind);
+  if (devices.kind == "cpu") {
+    choice.torch_device = "cpu";
+    choice.reason = "no accelerators";
+    return choice;
+  }
+  auto at = [&](long index) { return type + ":" + std::to_string(index); };
+  std::string variable = devices.visibility.empty() ? kind_info(devices.kind).second : devices.visibility;
+  std::vector<std::string> visible;
+  if (auto set = env(variable); set && !trim(*set).empty()) {
+    for (auto& item : split(trim(*set), ',')) visible.push_back(trim(item));
+  }
+  if (visible.size() == 1) {
+    choice.torch_device = at(0);
+    choice.reason = variable + "=" + visible[0] + " set by the launcher: one device visible";
+    return choice;
+  }
+  if (!visible.empty()) {  // several visible already: choose among them, keep their ids
+    size_t slot = static_cast<size_t>(local_rank) % visible.size();
+    if (devices.select == "mask") {
+      choice.visibility = std::make_pair(variable, visible[slot]);
+      choice.torch_device = at(0);
+    } else {
+      choice.torch_device = at(static_cast<long>(slot));
+    }
+    choice.reason = "local rank " + std::to_string(local_rank) + " of the " + std::to_string(visible.size()) +
+                    " devices the launcher left visible";
+    return choice;
+  }
+  size_t slot = static_cast<size_t>(local_rank) % devices.order.size();
+  std::vector<std::string> order;
+  for (int device : devices.order) order.push_back(std::to_string(device));
+  if (devices.select == "mask") {
+    choice.visibility = std::make_pair(variable, order[slot]);
+    choice.torch_device = at(0);
+    choice.reason = "local rank " + std::to_string(local_rank) + " sees only device " + order[slot];
+  } else if (devices.select == "index") {
+    choice.visibility = std::make_pair(variable, join(order, ","));
+    choice.torch_device = at(static_cast<long>(slot));
+    choice.reason = "every rank sees devices " + join(order, ",") + "; local rank " + std::to_string(local_rank) +
+                    " uses index " + std::to_string(slot);
+  } else {
+    choice.torch_device = at(static_cast<long>(slot));
+    choice.reason = "the launcher binds devices; local rank " + std::to_string(local_rank) + " uses index " +
+                    std::to_string(slot);
+  }
+  return choice;
+}
+
+}  // namespace ezpz

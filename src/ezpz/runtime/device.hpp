@@ -1,0 +1,35 @@
+// Which accelerator a rank uses: from the system profile, else detected from device nodes and vendor
+// ids (no LibTorch), honouring what the launcher already bound.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ezpz/profile/system_profile.hpp"
+#include "ezpz/runtime/environment.hpp"
+
+namespace ezpz {
+
+// Looks for devices under `root` ("/" normally; a fake tree in tests): /dev/nvidia<N> (CUDA),
+// /dev/kfd with /sys/class/drm/renderD*/device/vendor 0x1002 (ROCm), vendor 0x8086 render nodes (XPU).
+// Returns a cpu Devices when there is none. `source` says what was found.
+Devices probe_devices(const std::string& root, std::string* source);
+
+struct DeviceChoice {
+  std::string torch_device;                               // "cuda:0", "xpu:0", "cpu"
+  std::optional<std::pair<std::string, std::string>> visibility;  // variable to export, if any
+  std::string reason;                                     // for --print and messages
+};
+
+// The device of local rank `local_rank`. Rules (shared/reference/systems.md, "cross-cutting rules"):
+// a visibility variable the launcher already set to one device means torch index 0; `mask` gives each
+// rank one device (order[local_rank]); `index` shows every device in `order` and picks by local rank;
+// `launcher` leaves visibility to the launcher. ROCm devices are "cuda" in torch.
+DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLookup& env);
+
+// torch device type of a device family ("rocm" → "cuda").
+std::string torch_device_type(const std::string& kind);
+
+}  // namespace ezpz

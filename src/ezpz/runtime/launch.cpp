@@ -1,0 +1,79 @@
+// Planning a launch inside an allocation through the resolver.
+#include "ezpz/runtime/launch.hpp"
+
+#include "ezpz/render/render.hpp"
+#include "ezpz/resolve/resolve.hpp"
+#include "ezpz/runtime/allocation.hpp"
+#include "ezpz/util/error.hpp"
+
+namespace ezpz {
+namespace {
+
+// A spec layer as if the user had written `--set key=value`.
+void set(JobSpec& spec, const std::string& key, const std::string& value, Diagnostics& d) {
+  apply_assignment(spec, key + "=" + value, "ezpz launch", OriginKind::cli, d);
+}
+
+}  // namespace
+
+LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
+                       const std::string& ezpz_bin) {
+  Allocation allocation = current_allocation(env, request.hostfile);
+  long hosts = static_cast<long>(allocation.hosts.size());
+  long nodes = request.nodes.value_or(hosts > 0 ? hosts : 1);
+  if (hosts > 0 && nodes > hosts) {
+    throw UserError("--nodes " + std::to_string(nodes) + " is more than the " + std::to_string(hosts) +
+                    " hosts of this allocation (" + allocation.hosts_from + ")");
+  }
+  std::optional<long> ppn = request.ppn;
+  if (request.ranks) {
+    if (!ppn) {
+      if (*request.ranks % nodes != 0) {
+        throw UserError("-n " + std::to_string(*request.ranks) + " does not divide evenly over " + std::to_string(nodes) +
+                            " node(s)",
+                        "pass --ppn or --nodes as well");
+      }
+      ppn = *request.ranks / nodes;
+    } else if (*ppn * nodes != *request.ranks) {
+      throw UserError("-n " + std::to_string(*request.ranks) + " is not --ppn " + std::to_string(*ppn) + " x " +
+                      std::to_string(nodes) + " node(s)");
+    }
+  }
+
+  Diagnostics d;
+  ResolveInputs inputs;
+  inputs.for_launch = true;
+  set(inputs.cli, "system", request.system, d);
+  set(inputs.cli, "nodes", std::to_string(nodes), d);
+  if (ppn) set(inputs.cli, "ranks_per_node", std::to_string(*ppn), d);
+  if (!request.cpu_bind.empty()) set(inputs.cli, "cpu_bind", request.cpu_bind, d);
+  inputs.cli.run = Sourced<std::vector<std::string>>{request.program, Origin{OriginKind::cli, {}, "ezpz launch"}};
+  d.throw_if_any();
+  ResolvedJob job = resolve(catalog, inputs);
+
+  LaunchPlan plan;
+  plan.kind = job.profile->launcher.kind;
+  plan.nodes = nodes;
+  plan.ranks_per_node = job.spec.ranks_per_node->value;
+  plan.total_ranks = job.total_ranks.value;
+  if (plan.kind == "local") return plan;  // run_local_ranks starts the ranks itself
+
+  for (const auto& word : rank_command(job.launcher, job.profile->launcher.rank_wrapper, request.program)) {
+    if (!word.variable) {
+      plan.argv.push_back(word.text);
+    } else if (word.text == "EZPZ_BIN") {
+      plan.argv.push_back(ezpz_bin);
+    } else if (word.text == "PBS_NODEFILE" && !request.hostfile.empty()) {
+      plan.argv.push_back(request.hostfile);
+    } else if (auto value = env(word.text); value && !value->empty()) {
+      plan.argv.push_back(*value);
+    } else {
+      throw UserError("the " + plan.kind + " command of system '" + request.system + "' needs $" + word.text +
+                          ", which is not set here",
+                      "run inside the job's allocation, or pass --hostfile");
+    }
+  }
+  return plan;
+}
+
+}  // namespace ezpz

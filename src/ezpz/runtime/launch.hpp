@@ -1,0 +1,47 @@
+// `ezpz launch`: the launcher command for this system and allocation, built by the same resolver as
+// rendered scripts (one source of truth per system), and the local rank spawner for `local`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ezpz/profile/catalog.hpp"
+#include "ezpz/runtime/environment.hpp"
+
+namespace ezpz {
+
+struct LaunchRequest {
+  std::string system;            // resolved system name (from --system, EZPZ_SYSTEM or detection)
+  std::optional<long> ranks;     // -n: total ranks
+  std::optional<long> ppn;       // --ppn: ranks per node
+  std::optional<long> nodes;     // --nodes
+  std::string hostfile;          // --hostfile
+  std::string cpu_bind;          // --cpu-bind
+  std::vector<std::string> program;
+};
+
+struct LaunchPlan {
+  std::string kind;               // the profile's launcher kind: mpiexec | srun | local
+  std::vector<std::string> argv;  // the full command (for local: what each rank runs)
+  long nodes = 1;
+  long ranks_per_node = 1;
+  long total_ranks = 1;
+};
+
+// Plans the launch: nodes from the request or the allocation's host list, ranks per node from the
+// request or the profile (auto = devices per node), the launcher words from the profile with `$VAR`
+// words taken from `env` (`$EZPZ_BIN` is `ezpz_bin`; `$PBS_NODEFILE` is --hostfile when given).
+// Throws UserError when the request does not fit the allocation or a needed variable is missing.
+LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
+                       const std::string& ezpz_bin);
+
+// Runs `plan.total_ranks` local ranks of `ezpz_bin exec -- program` (torchrun --standalone style):
+// RANK/LOCAL_RANK/WORLD_SIZE/LOCAL_WORLD_SIZE, MASTER_ADDR 127.0.0.1 and a free MASTER_PORT are set
+// for each. Signals (INT, TERM, HUP, QUIT) are forwarded; when a rank fails the others are stopped
+// (TERM, then KILL after `grace_seconds`). Returns 0, or the first failing rank's exit code
+// (128 + signal for a rank killed by a signal).
+int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
+                    const std::string& system, double grace_seconds = 5.0);
+
+}  // namespace ezpz

@@ -1,0 +1,163 @@
+// Rank discovery from a table of launcher variables.
+#include "ezpz/runtime/rank.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace {
+
+// One launcher's names for the five values ("" where it sets none).
+struct RankVariables {
+  const char* launcher;
+  const char* family;
+  const char* rank;
+  const char* size;
+  const char* local_rank;
+  const char* local_size;
+  const char* node_rank;
+};
+
+// Innermost first. Sources: PALS and PMI on Aurora/Polaris (ALCF docs); Open MPI's OMPI_COMM_WORLD_*;
+// MPICH Hydra's PMI_RANK/PMI_SIZE with MPI_LOCALRANKID/MPI_LOCALNRANKS; Slurm srun's SLURM_PROCID,
+// SLURM_NTASKS, SLURM_LOCALID (not SLURM_LOCAL_ID, which does not exist), SLURM_NODEID; torchrun.
+const RankVariables k_rank_variables[] = {
+    {"PALS", "mpi", "PALS_RANKID", "PMI_SIZE", "PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE", "PALS_NODEID"},
+    {"Open MPI", "mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+     "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_NODE_RANK"},
+    {"MPICH", "mpi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", ""},
+    {"PMI", "mpi", "PMI_RANK", "PMI_SIZE", "PMI_LOCAL_RANK", "PMI_LOCAL_SIZE", ""},
+    {"PMIx", "mpi", "PMIX_RANK", "", "", "", ""},
+    {"Slurm", "slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", "SLURM_NODEID"},
+    {"torchrun", "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK"},
+};
+
+enum Field { k_rank, k_size, k_local_rank, k_local_size, k_node_rank, k_fields };
+const char* const k_field_names[k_fields] = {"rank", "world size", "local rank", "local world size", "node rank"};
+
+const char* name_of(const RankVariables& source, int field) {
+  const char* names[k_fields] = {source.rank, source.size, source.local_rank, source.local_size, source.node_rank};
+  return names[field];
+}
+
+struct Value {
+  long number;
+  std::string variable;
+  std::string text;
+};
+
+std::optional<Value> read(const EnvLookup& env, const char* variable) {
+  if (*variable == '\0') return std::nullopt;
+  auto text = env(variable);
+  if (!text) return std::nullopt;
+  std::string digits = trim(*text);
+  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+    throw UserError(std::string(variable) + "='" + *text + "' is not a number", "check how the job's launcher was started");
+  }
+  return Value{std::stol(digits), variable, *text};
+}
+
+// Slurm's job-level variables are inherited by everything inside an allocation; they describe this
+// process only inside an srun step, where SLURM_STEP_ID is set and not "batch"/"extern".
+bool slurm_step(const EnvLookup& env) {
+  auto step = env("SLURM_STEP_ID");
+  return step && !step->empty() && *step != "batch" && *step != "extern" && env("SLURM_PROCID").has_value();
+}
+
+// Tasks on node `node` from Slurm's per-node task counts, "8(x2),4" = 8, 8, 4 (sbatch(1), srun(1)).
+std::optional<long> slurm_tasks_on_node(const EnvLookup& env, long node) {
+  for (const char* variable : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
+    auto text = env(variable);
+    if (!text || text->empty()) continue;
+    long index = 0;
+    for (const auto& part : split(*text, ',')) {
+      auto paren = part.find("(x");
+      try {
+        long tasks = std::stol(part.substr(0, paren));
+        long repeat = paren == std::string::npos ? 1 : std::stol(part.substr(paren + 2));
+        if (node < index + repeat) return tasks;
+        index += repeat;
+      } catch (const std::exception&) {
+        throw UserError(std::string(variable) + "='" + *text + "' is not a list of task counts like '8(x2),4'");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RankInfo discover_rank(const EnvLookup& env) {
+  // The innermost family that set a rank variable describes this process.
+  const char* family = nullptr;
+  for (const auto& source : k_rank_variables) {
+    if (std::string(source.family) == "slurm" && !slurm_step(env)) continue;
+    if (env(source.rank)) {
+      family = source.family;
+      break;
+    }
+  }
+  RankInfo info;
+  if (family == nullptr) {
+    info.launcher = "none";
+    return info;
+  }
+
+  std::optional<Value> values[k_fields];
+  for (const auto& source : k_rank_variables) {
+    if (std::string(source.family) != family) continue;
+    if (info.launcher.empty() && env(source.rank)) info.launcher = source.launcher;
+    for (int field = 0; field < k_fields; ++field) {
+      auto value = read(env, name_of(source, field));
+      if (!value) continue;
+      if (!values[field]) {
+        values[field] = value;
+      } else if (values[field]->number != value->number) {
+        throw UserError(std::string("launcher variables disagree on the ") + k_field_names[field] + ": " +
+                            values[field]->variable + "=" + values[field]->text + " but " + value->variable + "=" + value->text,
+                        "the job's environment mixes two launchers; start ranks with one of them");
+      }
+    }
+  }
+
+  if (std::string(family) == "slurm" && !values[k_local_size] && values[k_node_rank]) {
+    if (auto tasks = slurm_tasks_on_node(env, values[k_node_rank]->number)) {
+      values[k_local_size] = Value{*tasks, "SLURM_STEP_TASKS_PER_NODE", std::to_string(*tasks)};
+    }
+  }
+
+  auto require = [&](int field, long fallback_when_alone) -> long {
+    if (values[field]) return values[field]->number;
+    if (values[k_size] && values[k_size]->number == 1) return fallback_when_alone;
+    std::vector<std::string> names;
+    for (const auto& source : k_rank_variables) {
+      if (std::string(source.family) == family && *name_of(source, field) != '\0') names.push_back(name_of(source, field));
+    }
+    throw UserError(std::string("cannot tell this process's ") + k_field_names[field] + " from the " + info.launcher +
+                        " launcher: " + (names.empty() ? std::string("it sets no such variable") : "none of " + quoted_list(names) + " is set"),
+                    "export it, or start the ranks with mpiexec, srun or ezpz launch");
+  };
+  info.rank = values[k_rank]->number;
+  info.world_size = require(k_size, 1);
+  info.local_rank = require(k_local_rank, 0);
+  info.local_world_size = require(k_local_size, 1);
+  for (const auto& value : values) {
+    if (value) info.variables.push_back(value->variable);
+  }
+  if (info.rank >= info.world_size || info.local_rank >= info.local_world_size ||
+      info.local_world_size > info.world_size) {
+    throw UserError("launcher variables contradict each other: " + values[k_rank]->variable + "=" + values[k_rank]->text +
+                        ", " + values[k_size]->variable + "=" + values[k_size]->text +
+                        (values[k_local_rank] ? ", " + values[k_local_rank]->variable + "=" + values[k_local_rank]->text : "") +
+                        (values[k_local_size] ? ", " + values[k_local_size]->variable + "=" + values[k_local_size]->text : ""),
+                    "a rank must be smaller than its world size");
+  }
+  // Without a node index, ranks are taken to fill nodes in order with the same count on each.
+  info.node_rank = values[k_node_rank] ? values[k_node_rank]->number : info.rank / info.local_world_size;
+  return info;
+}
+
+}  // namespace ezpz

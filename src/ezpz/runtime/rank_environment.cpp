@@ -1,0 +1,126 @@
+// Putting rank, rendezvous, device and backend together.
+#include "ezpz/runtime/rank_environment.hpp"
+
+#include <algorithm>
+
+#include "ezpz/runtime/allocation.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/hash.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace {
+
+// torch device type → default torch.distributed backend (the same table as the renderer's).
+const std::vector<std::pair<std::string, std::string>> k_backend_of_device = {
+    {"cuda", "nccl"}, {"xpu", "xccl"}, {"cpu", "gloo"}};
+const std::vector<std::string> k_backends = {"nccl", "xccl", "gloo", "mpi"};
+constexpr long k_default_port = 29500;
+
+std::string default_backend(const std::string& torch_device) {
+  std::string type = torch_device.substr(0, torch_device.find(':'));
+  for (const auto& [device, backend] : k_backend_of_device) {
+    if (device == type) return backend;
+  }
+  return "gloo";
+}
+
+std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
+
+}  // namespace
+
+long port_for_job(const std::string& job_id) {
+  std::string hex = hash_hex(job_id);
+  return 20000 + static_cast<long>(std::stoull(hex.substr(0, 8), nullptr, 16) % 40000);
+}
+
+RankEnvironment rank_environment(const RuntimeInputs& inputs) {
+  const EnvLookup& env = inputs.env;
+  RankEnvironment out;
+  out.rank = discover_rank(env);
+  const RankInfo& rank = out.rank;
+  out.nodes = (rank.world_size + rank.local_world_size - 1) / rank.local_world_size;
+  out.notes.push_back("rank " + std::to_string(rank.rank) + " of " + std::to_string(rank.world_size) + " from " +
+                      (rank.variables.empty() ? std::string("no launcher (a single process)")
+                                              : rank.launcher + " (" + join(rank.variables, ", ") + ")"));
+
+  // Devices: the profile's when it names accelerators, else what this node has.
+  Devices devices;
+  std::string device_source;
+  if (inputs.profile != nullptr && inputs.profile->node.devices.kind != "cpu") {
+    devices = inputs.profile->node.devices;
+    device_source = "profile '" + inputs.profile->name + "'";
+  } else {
+    devices = probe_devices(inputs.device_root, &device_source);
+  }
+  if (auto wanted = env("EZPZ_TORCH_DEVICE"); wanted && *wanted == "cpu") {
+    devices = Devices{};
+    device_source = "EZPZ_TORCH_DEVICE=cpu";
+  }
+  out.device = choose_device(devices, rank.local_rank, env);
+  out.notes.push_back("device " + out.device.torch_device + " (" + device_source + "): " + out.device.reason);
+
+  out.backend = default_backend(out.device.torch_device);
+  if (auto wanted = env("EZPZ_TORCH_BACKEND"); wanted && !wanted->empty() && *wanted != "auto") {
+    if (std::find(k_backends.begin(), k_backends.end(), *wanted) == k_backends.end()) {
+      throw UserError("EZPZ_TORCH_BACKEND='" + *wanted + "' is not a torch.distributed backend",
+                      "expected " + quoted_list(k_backends));
+    }
+    out.backend = *wanted;
+  }
+
+  // Rendezvous without any broadcast: every rank computes the same address and port.
+  Allocation allocation = current_allocation(env);
+  if (auto addr = env("MASTER_ADDR"); addr && !addr->empty()) {
+    out.master_addr = *addr;
+    out.notes.push_back("MASTER_ADDR already set");
+  } else if (!allocation.hosts.empty()) {
+    std::string pattern = inputs.profile ? inputs.profile->master_addr : "{first_host}";
+    std::string first = short_name(allocation.hosts.front());
+    auto at = pattern.find("{first_host}");
+    out.master_addr = at == std::string::npos ? pattern : pattern.replace(at, 12, first);
+    out.notes.push_back("MASTER_ADDR from the first host of " + allocation.hosts_from);
+  } else if (out.nodes == 1) {
+    out.master_addr = "127.0.0.1";
+    out.notes.push_back("MASTER_ADDR 127.0.0.1: all ranks are on this node");
+  } else {
+    throw UserError("this job spans " + std::to_string(out.nodes) +
+                        " nodes but neither MASTER_ADDR nor a host list (PBS_NODEFILE, SLURM_JOB_NODELIST) is set",
+                    "ezpz will not guess localhost for a multi-node job (ranks would hang); export MASTER_ADDR");
+  }
+  if (auto port = env("MASTER_PORT"); port && !port->empty()) {
+    out.master_port = *port;
+  } else if (inputs.profile != nullptr && inputs.profile->master_port) {
+    out.master_port = std::to_string(*inputs.profile->master_port);
+  } else {
+    out.master_port = std::to_string(allocation.job_id.empty() ? k_default_port : port_for_job(allocation.job_id));
+    out.notes.push_back("MASTER_PORT " + out.master_port +
+                        (allocation.job_id.empty() ? " (default)" : " derived from job id " + allocation.job_id));
+  }
+
+  out.exports = {
+      {"RANK", std::to_string(rank.rank)},
+      {"LOCAL_RANK", std::to_string(rank.local_rank)},
+      {"WORLD_SIZE", std::to_string(rank.world_size)},
+      {"LOCAL_WORLD_SIZE", std::to_string(rank.local_world_size)},
+      {"NODE_RANK", std::to_string(rank.node_rank)},
+      {"MASTER_ADDR", out.master_addr},
+      {"MASTER_PORT", out.master_port},
+  };
+  if (out.device.visibility) out.exports.push_back(*out.device.visibility);
+  out.exports.emplace_back("TORCH_DEVICE", out.device.torch_device);
+  out.exports.emplace_back("TORCH_BACKEND", out.backend);
+  if (inputs.profile != nullptr) {
+    const BackendEnv& backend_env = inputs.profile->backend_env;
+    auto add = [&](const auto& vars) {
+      for (const auto& [name, value] : vars) {
+        if (!env(name)) out.exports.emplace_back(name, value);
+      }
+    };
+    add(backend_env.always);
+    add(out.nodes > 1 ? backend_env.multi_node : backend_env.single_node);
+  }
+  return out;
+}
+
+}  // namespace ezpz
