@@ -1,0 +1,109 @@
+// Device rules per system, and detection from a fake /dev and /sys.
+#include "ezpz/runtime/device.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../test_support.hpp"
+
+namespace ezpz {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Devices& devices_of(const std::string& system) { return test::builtin_catalog().system(system).node.devices; }
+
+struct Case {
+  const char* system;
+  long local_rank;
+  std::map<std::string, std::string> env;
+  const char* torch_device;
+  const char* variable;  // "" when nothing is exported
+  const char* value;
+};
+
+void PrintTo(const Case& c, std::ostream* out) { *out << c.system << " local rank " << c.local_rank; }
+
+class ChooseDevice : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ChooseDevice, FollowsTheSiteRules) {
+  const Case& c = GetParam();
+  DeviceChoice choice = choose_device(devices_of(c.system), c.local_rank, table_env(c.env));
+  EXPECT_EQ(choice.torch_device, c.torch_device);
+  if (std::string(c.variable).empty()) {
+    EXPECT_FALSE(choice.visibility);
+  } else {
+    ASSERT_TRUE(choice.visibility);
+    EXPECT_EQ(choice.visibility->first, c.variable);
+    EXPECT_EQ(choice.visibility->second, c.value);
+  }
+  EXPECT_FALSE(choice.reason.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Systems, ChooseDevice, ::testing::Values(
+    // Aurora FLAT mode: one tile per rank through ZE_AFFINITY_MASK, torch sees it as xpu:0.
+    Case{"aurora", 0, {}, "xpu:0", "ZE_AFFINITY_MASK", "0"},
+    Case{"aurora", 11, {}, "xpu:0", "ZE_AFFINITY_MASK", "11"},
+    // Polaris: GPU order is reversed relative to NUMA: local rank r uses GPU 3 - r.
+    Case{"polaris", 0, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
+    Case{"polaris", 3, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "0"},
+    // Perlmutter: every rank sees all four (CUDA IPC), reversed, and picks by local rank.
+    Case{"perlmutter", 1, {}, "cuda:1", "CUDA_VISIBLE_DEVICES", "3,2,1,0"},
+    // Frontier: srun --gpu-bind=closest leaves one GPU visible: index 0, nothing exported.
+    Case{"frontier", 5, {{"ROCR_VISIBLE_DEVICES", "5"}}, "cuda:0", "", ""},
+    // Frontier without launcher binding: pick by local rank among all eight.
+    Case{"frontier", 5, {}, "cuda:5", "", ""},
+    // A launcher that left several devices visible: choose among those, keeping their ids.
+    Case{"polaris", 1, {{"CUDA_VISIBLE_DEVICES", "2,3"}}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
+    Case{"slurm", 0, {}, "cpu", "", ""}));
+
+fs::path fake_node(const std::string& name) {
+  fs::path root = fs::temp_directory_path() / ("ezpz-node-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "dev");
+  fs::create_directories(root / "sys/class/drm");
+  return root;
+}
+
+void render_node(const fs::path& root, int index, const std::string& vendor) {
+  fs::path device = root / "sys/class/drm" / ("renderD" + std::to_string(128 + index)) / "device";
+  fs::create_directories(device);
+  std::ofstream(device / "vendor") << vendor << "\n";
+}
+
+TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
+  std::string source;
+  fs::path nvidia = fake_node("nvidia");
+  for (int i = 0; i < 4; ++i) std::ofstream(nvidia / "dev" / ("nvidia" + std::to_string(i)));
+  std::ofstream(nvidia / "dev" / "nvidiactl");
+  Devices found = probe_devices(nvidia.string(), &source);
+  EXPECT_EQ(found.kind, "cuda");
+  EXPECT_EQ(found.count, 4);
+  EXPECT_EQ(found.visibility, "CUDA_VISIBLE_DEVICES");
+
+  fs::path amd = fake_node("amd");
+  std::ofstream(amd / "dev" / "kfd");
+  for (int i = 0; i < 8; ++i) render_node(amd, i, "0x1002");
+  found = probe_devices(amd.string(), &source);
+  EXPECT_EQ(found.kind, "rocm");
+  EXPECT_EQ(found.count, 8);
+  EXPECT_EQ(found.visibility, "ROCR_VISIBLE_DEVICES");
+
+  fs::path intel = fake_node("intel");
+  for (int i = 0; i < 6; ++i) render_node(intel, i, "0x8086");
+  render_node(intel, 6, "0x1a03");  // a BMC's display controller is no accelerator
+  found = probe_devices(intel.string(), &source);
+  EXPECT_EQ(found.kind, "xpu");
+  EXPECT_EQ(found.count, 6);
+
+  fs::path empty = fake_node("empty");
+  found = probe_devices(empty.string(), &source);
+  EXPECT_EQ(found.kind, "cpu");
+  EXPECT_EQ(source, "no accelerator device nodes");
+  for (const auto& root : {nvidia, amd, intel, empty}) fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace ezpz
