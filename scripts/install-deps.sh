@@ -5,7 +5,9 @@ set -euo pipefail
 
 build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev
                 libmstch-dev libxxhash-dev)
-test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine)
+# Tests also run real launchers (MPICH, Open MPI) and the LibTorch smoke test (libtorch-dev, libgloo-dev).
+test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
+               libtorch-dev libgloo-dev)
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;

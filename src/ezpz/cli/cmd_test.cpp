@@ -18,22 +18,36 @@ std::string torch_test_program(const Environment& env) {
                   "build with LibTorch (EZPZ_BUILD_TORCH=ON), or point EZPZ_TORCH_TEST at it");
 }
 
+struct TestOptions {
+  std::string system;
+  long iterations = 0;
+  long size_mb = 0;
+  bool quick = false;
+  bool json = false;
+};
+
 }  // namespace
 
 void add_test_command(CLI::App& app, CommandAction& action) {
-  auto system = std::make_shared<std::string>();
+  auto options = std::make_shared<TestOptions>();
   CLI::App* command = app.add_subcommand(
       "test", "Distributed smoke test: all-reduce, broadcast and barrier on every rank, with timings");
-  command->add_option("--system", *system, "system profile (default: $EZPZ_SYSTEM, else detected)");
+  command->add_option("--system", options->system, "system profile (default: $EZPZ_SYSTEM, else detected)");
+  command->add_option("--iterations", options->iterations, "timed all-reduce iterations")->check(CLI::PositiveNumber);
+  command->add_option("--size-mb", options->size_mb, "size of the bandwidth all-reduce in MiB")->check(CLI::PositiveNumber);
+  command->add_flag("--quick", options->quick, "one all-reduce only (for launch benchmarks)");
+  command->add_flag("--json", options->json, "rank 0 prints JSON instead of a table");
   command->footer("Run it on every rank: ezpz launch -n 4 -- ezpz test   (or under mpiexec/srun directly).\n"
-                  "Options after the command go to ezpz-torch-test: --iterations N, --size-mb N, --quick, --json.");
-  command->callback([&action, system] {
-    auto arguments = program_after_separator();
-    action = [system, arguments] {
+                  "It runs ezpz-torch-test (LibTorch, c10d) next to the ezpz binary, or $EZPZ_TORCH_TEST.");
+  command->callback([&action, options] {
+    action = [options] {
       Environment env = Environment::from_process();
       std::vector<std::string> program = {torch_test_program(env)};
-      program.insert(program.end(), arguments.begin(), arguments.end());
-      return exec_rank(env, runtime_system(env, *system), program, false);
+      if (options->iterations > 0) program.insert(program.end(), {"--iterations", std::to_string(options->iterations)});
+      if (options->size_mb > 0) program.insert(program.end(), {"--size-mb", std::to_string(options->size_mb)});
+      if (options->quick) program.push_back("--quick");
+      if (options->json) program.push_back("--json");
+      return exec_rank(env, runtime_system(env, options->system), program, false);
     };
   });
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `ezpz launch` on this machine (system local, no MPI): ranks, the collective smoke test on 2 and 4
+# ranks, a failing rank's exit code, signal forwarding, and no processes left behind.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+ezpz=$1
+marker="ezpz-launch-test-$$"
+
+"$ezpz" launch --system local -n 3 -- sh -c 'echo "$RANK $WORLD_SIZE $MASTER_ADDR:$MASTER_PORT"' >"$workdir/out" 2>/dev/null
+check "three local ranks run" test "$(cut -d' ' -f1 "$workdir/out" | sort -n | tr '\n' ' ')" = "0 1 2 "
+check "they share one rendezvous" test "$(cut -d' ' -f2,3 "$workdir/out" | sort -u | wc -l)" -eq 1
+
+start=$SECONDS
+"$ezpz" launch --system local -n 3 -- sh -c "if [ \$RANK = 1 ]; then exit 7; fi; exec sleep 60 # $marker" 2>"$workdir/err"
+status=$?
+check "the failing rank's exit code is returned" test "$status" -eq 7
+check "the others are stopped at once" test $((SECONDS - start)) -lt 20
+check "the failure is reported" grep -q "rank 1 failed with exit code 7" "$workdir/err"
+sleep 0.2
+check "no rank is left running" test -z "$(pgrep -f "$marker")"
+
+"$ezpz" launch --system local -n 2 -- sh -c "exec sleep 60 # $marker-term" 2>/dev/null &
+launcher=$!
+for _ in $(seq 50); do [[ -n $(pgrep -f "$marker-term") ]] && break; sleep 0.1; done
+kill -TERM "$launcher"
+wait "$launcher"
+check "SIGTERM is forwarded and reported as 128+15" test $? -eq 143
+sleep 0.2
+check "no rank survives SIGTERM" test -z "$(pgrep -f "$marker-term")"
+
+check "--dry-run prints and runs nothing" bash -c "'$ezpz' launch --system local -n 2 --dry-run -- false | grep -q 'exec -- false'"
+"$ezpz" launch --system local -n 3 --nodes 2 -- true >/dev/null 2>&1
+check "-n that does not divide over the nodes is an error" test $? -eq 1
+
+torch_test="$(dirname "$ezpz")/ezpz-torch-test"
+if [[ -x $torch_test ]]; then
+  for n in 2 4; do
+    "$ezpz" launch --system local -n "$n" -- "$ezpz" test --iterations 5 --size-mb 1 >"$workdir/test$n" 2>&1
+    check "ezpz test on $n ranks passes ($(tail -n 3 "$workdir/test$n"))" test $? -eq 0
+    check "ezpz test on $n ranks reports every rank" grep -q "ezpz test: $n ranks on 1 node(s): all-reduce, broadcast, barrier OK" "$workdir/test$n"
+  done
+else
+  fail "ezpz-torch-test is not built next to $ezpz (LibTorch missing?)"
+fi
+finish
