@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# ezpz::torch::init() under torchrun (Debian's python3-torch), which exports the same variables: with
+# its default static rendezvous (the agent hosts the store: TORCHELASTIC_USE_AGENT_STORE=True) and
+# with --standalone (rank 0 hosts it). Skipped (77) without /usr/bin/torchrun.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+program=$1
+torchrun=${EZPZ_TORCHRUN:-/usr/bin/torchrun}
+if [ ! -x "$torchrun" ]; then
+  echo "SKIP: $torchrun not found (apt-get install python3-torch)"
+  exit 77
+fi
+
+for mode in static standalone; do
+  args=(--nproc_per_node 2 --master_port "$(free_port)")
+  [ "$mode" = standalone ] && args=(--standalone --nproc_per_node 2)
+  # --redirects/--tee: Debian's torchrun on Python 3.11 crashes without them; 9:1 = nobody's output redirected.
+  env -u TORCH_DEVICE -u TORCH_BACKEND -u GLOO_SOCKET_IFNAME \
+    timeout -k 5 120 "$torchrun" "${args[@]}" --no_python --redirects 9:1 --tee 9:1 --monitor_interval 0.1 \
+    "$program" --quick --timeout 60 >"$workdir/$mode.out" 2>"$workdir/$mode.err"
+  status=$?
+  echo "--- torchrun ($mode): exit $status"
+  sed 's/^/    out: /' "$workdir/$mode.out"
+  grep -v '^\*\*\*\|OMP_NUM_THREADS\|^WARNING:torch.distributed.run:$' "$workdir/$mode.err" | sed 's/^/    err: /'
+  check "torchrun ($mode): exits 0" test "$status" -eq 0
+  check "torchrun ($mode): rank 0 prints the OK line" grep -qx "ezpz test: 2 ranks on 1 node(s): all-reduce OK" "$workdir/$mode.out"
+done
+finish
