@@ -16,6 +16,11 @@ namespace fs = std::filesystem;
 // PCI vendor ids of render nodes (the kernel's /sys/class/drm/renderD*/device/vendor).
 const std::vector<std::pair<std::string, std::string>> k_vendor_kind = {
     {"0x10de", "cuda"}, {"0x1002", "rocm"}, {"0x8086", "xpu"}};
+// Vendor visibility variables that name devices where no device node can be seen (containers).
+const std::pair<const char*, const char*> k_vendor_variables[] = {{"CUDA_VISIBLE_DEVICES", "cuda"},
+                                                                  {"ROCR_VISIBLE_DEVICES", "rocm"},
+                                                                  {"HIP_VISIBLE_DEVICES", "rocm"},
+                                                                  {"ZE_AFFINITY_MASK", "xpu"}};
 // Device family → torch device type and visibility variable.
 const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> k_kind_info = {
     {"cuda", {"cuda", "CUDA_VISIBLE_DEVICES"}},
@@ -41,7 +46,7 @@ std::string read_first_line(const fs::path& path) {
 
 std::string torch_device_type(const std::string& kind) { return kind_info(kind).first; }
 
-Devices probe_devices(const std::string& root, std::string* source) {
+Devices probe_devices(const std::string& root, const EnvLookup& env, std::string* source) {
   Devices devices;
   devices.kind = "cpu";
   devices.count = 1;
@@ -75,6 +80,14 @@ Devices probe_devices(const std::string& root, std::string* source) {
     *source = std::to_string(devices.count) + " Intel render node(s)";
   } else {
     *source = "no accelerator device nodes";
+    for (const auto& [variable, kind] : k_vendor_variables) {
+      auto value = env(variable);
+      if (!value || trim(*value).empty() || *value == "-1" || *value == "NoDevFiles") continue;
+      devices.kind = kind;
+      devices.count = static_cast<int>(split(trim(*value), ',').size());
+      *source = std::string(variable) + "=" + *value;
+      break;
+    }
   }
   devices.visibility = kind_info(devices.kind).second;
   devices.order.resize(static_cast<size_t>(devices.count));

@@ -13,9 +13,11 @@
 namespace ezpz {
 
 // Looks for devices under `root` ("/" normally; a fake tree in tests): /dev/nvidia<N> (CUDA),
-// /dev/kfd with /sys/class/drm/renderD*/device/vendor 0x1002 (ROCm), vendor 0x8086 render nodes (XPU).
+// /dev/kfd with /sys/class/drm/renderD*/device/vendor 0x1002 (ROCm), vendor 0x8086 render nodes (XPU);
+// without device nodes, a vendor visibility variable in `env` (CUDA_VISIBLE_DEVICES,
+// ROCR_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK) names the devices.
 // Returns a cpu Devices when there is none. `source` says what was found.
-Devices probe_devices(const std::string& root, std::string* source);
+Devices probe_devices(const std::string& root, const EnvLookup& env, std::string* source);
 
 struct DeviceChoice {
   std::string torch_device;                               // "cuda:0", "xpu:0", "cpu"

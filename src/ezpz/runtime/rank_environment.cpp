@@ -51,7 +51,7 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
     devices = inputs.profile->node.devices;
     device_source = "profile '" + inputs.profile->name + "'";
   } else {
-    devices = probe_devices(inputs.device_root, &device_source);
+    devices = probe_devices(inputs.device_root, env, &device_source);
   }
   if (auto wanted = env("EZPZ_TORCH_DEVICE"); wanted && *wanted == "cpu") {
     devices = Devices{};

@@ -78,7 +78,7 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   fs::path nvidia = fake_node("nvidia");
   for (int i = 0; i < 4; ++i) std::ofstream(nvidia / "dev" / ("nvidia" + std::to_string(i)));
   std::ofstream(nvidia / "dev" / "nvidiactl");
-  Devices found = probe_devices(nvidia.string(), &source);
+  Devices found = probe_devices(nvidia.string(), table_env({}), &source);
   EXPECT_EQ(found.kind, "cuda");
   EXPECT_EQ(found.count, 4);
   EXPECT_EQ(found.visibility, "CUDA_VISIBLE_DEVICES");
@@ -86,7 +86,7 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   fs::path amd = fake_node("amd");
   std::ofstream(amd / "dev" / "kfd");
   for (int i = 0; i < 8; ++i) render_node(amd, i, "0x1002");
-  found = probe_devices(amd.string(), &source);
+  found = probe_devices(amd.string(), table_env({}), &source);
   EXPECT_EQ(found.kind, "rocm");
   EXPECT_EQ(found.count, 8);
   EXPECT_EQ(found.visibility, "ROCR_VISIBLE_DEVICES");
@@ -94,14 +94,20 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   fs::path intel = fake_node("intel");
   for (int i = 0; i < 6; ++i) render_node(intel, i, "0x8086");
   render_node(intel, 6, "0x1a03");  // a BMC's display controller is no accelerator
-  found = probe_devices(intel.string(), &source);
+  found = probe_devices(intel.string(), table_env({}), &source);
   EXPECT_EQ(found.kind, "xpu");
   EXPECT_EQ(found.count, 6);
 
   fs::path empty = fake_node("empty");
-  found = probe_devices(empty.string(), &source);
+  found = probe_devices(empty.string(), table_env({}), &source);
   EXPECT_EQ(found.kind, "cpu");
   EXPECT_EQ(source, "no accelerator device nodes");
+  // In a container without device nodes, the vendor's visibility variable still tells.
+  found = probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", "0,1"}}), &source);
+  EXPECT_EQ(found.kind, "cuda");
+  EXPECT_EQ(found.count, 2);
+  EXPECT_EQ(probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", "-1"}}), &source).kind, "cpu");
+  EXPECT_EQ(probe_devices(empty.string(), table_env({{"HIP_VISIBLE_DEVICES", "3"}}), &source).kind, "rocm");
   for (const auto& root : {nvidia, amd, intel, empty}) fs::remove_all(root);
 }
 
