@@ -24,5 +24,6 @@ void add_schema_command(CLI::App& app, CommandAction& action);
 void add_exec_command(CLI::App& app, CommandAction& action);
 void add_launch_command(CLI::App& app, CommandAction& action);
 void add_test_command(CLI::App& app, CommandAction& action);
+void add_hostlist_command(CLI::App& app, CommandAction& action);
 
 }  // namespace ezpz
