@@ -62,6 +62,14 @@ expect_error bad_device 1 "$ranks MASTER_ADDR=127.0.0.1 MASTER_PORT=$port TORCH_
 
 expect_error bad_usage 2 "$ranks MASTER_ADDR=127.0.0.1 MASTER_PORT=$port" --iterations 0 -- "--iterations"
 
+# A job across nodes whose MASTER_ADDR is loopback: fails at once rather than timing out.
+start=$SECONDS
+expect_error loopback_multi_node 1 \
+  "RANK=0 WORLD_SIZE=4 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port" --timeout 30 -- \
+  "MASTER_ADDR=127.0.0.1 leads to the loopback address 127.0.0.1 here, but the job spans several nodes (WORLD_SIZE=4, LOCAL_WORLD_SIZE=2)" \
+  "hint: set MASTER_ADDR to a name or address of rank 0's node"
+check "loopback_multi_node: fails without waiting for the 30 s timeout" test $((SECONDS - start)) -lt 15
+
 # Rank 0 of 2 alone: it hosts the store, nobody joins, it gives up after --timeout.
 expect_error rank0_alone 1 "RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port" \
   --timeout 2 -- \
@@ -69,8 +77,9 @@ expect_error rank0_alone 1 "RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 
 
 # Rank 1 of 2 alone: nobody hosts the store.
 expect_error rank1_alone 1 "RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port" \
-  --timeout 2 -- "rank 1 on " "joining the rendezvous store (MASTER_ADDR=127.0.0.1 MASTER_PORT=$port)" \
-  "is rank 0 running on MASTER_ADDR"
+  --timeout 2 -- \
+  "rank 1 on $(hostname): joining the rendezvous store (MASTER_ADDR=127.0.0.1 MASTER_PORT=$port): nothing accepted connections there within 2 s" \
+  "hint: is rank 0 running on MASTER_ADDR"
 
 # Ranks 0 and 2 of 3 without rank 1: both give up, and rank 0 names the missing rank.
 run_ranks_without() {  # run_ranks_without MISSING N NAME ARGS...: like run_ranks, minus one rank

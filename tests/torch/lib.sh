@@ -50,10 +50,13 @@ free_port() {
 
 # run_ranks N NAME PROGRAM [ARGS...]: runs N ranks of PROGRAM on 127.0.0.1 and waits for all of them
 # (each at most $rank_timeout seconds). Rank r writes $workdir/NAME.r.out, .err and its exit status
-# to .rc. TORCH_DEVICE, TORCH_BACKEND, NODE_RANK and GLOO_SOCKET_IFNAME are removed from the caller's
-# environment (cpu and gloo, the defaults, are what is tested here). Extra variables for every rank can be given in the array rank_env=(NAME=VALUE ...).
+# to .rc. TORCH_DEVICE, TORCH_BACKEND, NODE_RANK, GLOO_SOCKET_IFNAME and the node-name variables are
+# removed from the caller's environment (cpu and gloo, the defaults, are what is tested here). With
+# ranks_per_node=P the ranks pretend to be on nodes of P ranks each (LOCAL_RANK, LOCAL_WORLD_SIZE,
+# NODE_RANK, EZPZ_NODE_NAME=sim-nodeK), all still on 127.0.0.1. Extra variables for every rank can be given in the array rank_env=(NAME=VALUE ...).
 rank_timeout=${EZPZ_TEST_RANK_TIMEOUT:-120}
 rank_env=()
+ranks_per_node=
 run_ranks() {
   local n=$1 name=$2 attempt port r
   shift 2
@@ -61,8 +64,13 @@ run_ranks() {
     port=$(free_port)
     rank_pids=()
     for ((r = 0; r < n; r++)); do
-      env -u TORCH_DEVICE -u TORCH_BACKEND -u NODE_RANK -u GLOO_SOCKET_IFNAME \
-        RANK=$r WORLD_SIZE="$n" LOCAL_RANK=$r LOCAL_WORLD_SIZE="$n" MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+      local node_env=(LOCAL_RANK=$r LOCAL_WORLD_SIZE="$n")
+      if [ -n "$ranks_per_node" ]; then
+        node_env=(LOCAL_RANK=$((r % ranks_per_node)) LOCAL_WORLD_SIZE="$ranks_per_node"
+          NODE_RANK=$((r / ranks_per_node)) EZPZ_NODE_NAME=sim-node$((r / ranks_per_node)))
+      fi
+      env -u TORCH_DEVICE -u TORCH_BACKEND -u NODE_RANK -u GLOO_SOCKET_IFNAME -u SLURMD_NODENAME -u EZPZ_NODE_NAME \
+        RANK=$r WORLD_SIZE="$n" "${node_env[@]}" MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
         "${rank_env[@]}" timeout -k 5 "$rank_timeout" "$@" >"$workdir/$name.$r.out" 2>"$workdir/$name.$r.err" &
       rank_pids+=($!)
     done

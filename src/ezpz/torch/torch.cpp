@@ -4,15 +4,19 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <exception>
 #include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
@@ -142,6 +146,46 @@ void check_backend(const Environment& env, const c10::Device& device, std::vecto
   }
 }
 
+// c10d's TCPStore client (1.13) sleeps a whole second after a refused connection before it tries
+// again. Ranks start within milliseconds of each other, and rank 0, which hosts the store, is often
+// a little later than the others: without this, such a race costs every rank a second of init time.
+// Waits (retrying every few milliseconds) until host:port accepts a connection; false at the deadline.
+bool wait_for_listener(const std::string& host, std::uint16_t port, Clock::time_point deadline) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  auto delay = std::chrono::milliseconds(1);
+  while (true) {
+    addrinfo* results = nullptr;
+    bool connected = false;
+    if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &results) == 0) {
+      for (const addrinfo* ai = results; ai && !connected; ai = ai->ai_next) {
+        const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) continue;
+        int status = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+        if (status != 0 && errno == EINPROGRESS) {
+          // An unreachable host does not refuse: wait for the handshake, at most until the deadline.
+          const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+          pollfd pending{fd, POLLOUT, 0};
+          int error = 0;
+          socklen_t length = sizeof error;
+          status = ::poll(&pending, 1, static_cast<int>(std::clamp<long long>(left, 0, 1000))) == 1 &&
+                           ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0
+                       ? 0
+                       : -1;
+        }
+        ::close(fd);
+        connected = status == 0;
+      }
+      freeaddrinfo(results);
+    }
+    if (connected) return true;
+    if (Clock::now() + delay >= deadline) return false;
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(50));
+  }
+}
+
 // Every rank announces itself and waits until all WORLD_SIZE ranks have: a timeout names the ranks
 // that never came (the process-group constructors only report "Socket Timeout").
 void join_rendezvous(c10d::Store& store, const Environment& env, std::chrono::milliseconds timeout,
@@ -207,6 +251,26 @@ std::string local_address_towards(const std::string& host, std::uint16_t port) {
   }
   freeaddrinfo(results);
   return address;
+}
+
+bool is_loopback(const std::string& address) { return address.rfind("127.", 0) == 0 || address == "::1"; }
+
+// A job across nodes cannot use an address only this node can reach. MASTER_ADDR that leads to the
+// loopback interface (127.0.0.1, or a host name that /etc/hosts maps to 127.0.1.1) would make Gloo
+// listen there, and the ranks would time out later with "Socket Timeout"; say so before anything
+// waits.
+void check_gloo_address(const Environment& env) {
+  const char* interfaces = std::getenv("GLOO_SOCKET_IFNAME");
+  if ((interfaces && *interfaces) || env.world_size == env.local_world_size) return;
+  const std::string address = local_address_towards(env.master_addr, env.master_port);
+  if (!is_loopback(address)) return;
+  throw std::runtime_error(
+      "ezpz torch: rank " + std::to_string(env.rank) + " on " + env.node_name + ": MASTER_ADDR=" + env.master_addr +
+      " leads to the loopback address " + address + " here, but the job spans several nodes (WORLD_SIZE=" +
+      std::to_string(env.world_size) + ", LOCAL_WORLD_SIZE=" + std::to_string(env.local_world_size) +
+      "): ranks on other nodes could not reach gloo on this one\n  hint: set MASTER_ADDR to a name or address of "
+      "rank 0's node that the other nodes reach (not a loopback alias), or GLOO_SOCKET_IFNAME to the network "
+      "interface gloo should use");
 }
 
 std::vector<std::shared_ptr<::gloo::transport::Device>> gloo_devices(const Environment& env) {
@@ -316,6 +380,9 @@ Context init(const InitOptions& options) {
     throw EnvironmentError(problems, "set TORCH_DEVICE and TORCH_BACKEND to a pair this LibTorch build supports "
                                      "(cpu with gloo always works)");
   }
+#ifdef USE_C10D_GLOO
+  if (env.backend == "gloo") check_gloo_address(env);
+#endif
   if (!device.is_cpu() && device.has_index()) {
     with_context("selecting TORCH_DEVICE='" + env.device + "'", "",
                  [&] { c10::impl::getDeviceGuardImpl(device.type())->setDevice(device); });
@@ -331,17 +398,20 @@ Context init(const InitOptions& options) {
   store_options.numWorkers = static_cast<std::size_t>(env.world_size);
   store_options.waitWorkers = false;  // join_rendezvous() waits, and says who is missing
   store_options.timeout = options.timeout;
-  auto store = with_context(
-      host ? who + ": hosting the rendezvous store (" + endpoint + ")"
-           : who + ": joining the rendezvous store (" + endpoint + ")" +
-                 (env.agent_store ? " of the torchrun agent" : ""),
-      host ? "is MASTER_PORT already in use on this node? choose another one"
-           : env.agent_store ? "is the torchrun agent still running?"
-                             : "is rank 0 running on MASTER_ADDR, reachable from this node, and using the same "
-                               "MASTER_PORT?",
-      [&]() -> c10::intrusive_ptr<c10d::Store> {
-        return c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
-      });
+  const std::string store_what = host ? who + ": hosting the rendezvous store (" + endpoint + ")"
+                                      : who + ": joining the rendezvous store (" + endpoint + ")" +
+                                            (env.agent_store ? " of the torchrun agent" : "");
+  const std::string store_hint =
+      host              ? "is MASTER_PORT already in use on this node? choose another one"
+      : env.agent_store ? "is the torchrun agent still running?"
+                        : "is rank 0 running on MASTER_ADDR, reachable from this node, and using the same MASTER_PORT?";
+  if (!host && !wait_for_listener(env.master_addr, env.master_port, start + options.timeout)) {
+    throw std::runtime_error("ezpz torch: " + store_what + ": nothing accepted connections there within " +
+                             seconds_text(options.timeout) + "\n  hint: " + store_hint);
+  }
+  auto store = with_context(store_what, store_hint, [&]() -> c10::intrusive_ptr<c10d::Store> {
+    return c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
+  });
   if (env.agent_store) {
     // The agent's store outlives restarts: each attempt gets its own keys (as PyTorch does).
     store = c10::make_intrusive<c10d::PrefixStore>("/worker/attempt_" + std::to_string(env.restart_count), store);

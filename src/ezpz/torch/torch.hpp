@@ -18,7 +18,9 @@
 // the host name. GLOO_SOCKET_IFNAME (comma-separated interface names), as in PyTorch, chooses Gloo's
 // network interfaces; without it Gloo binds to the local address this host uses to reach MASTER_ADDR
 // (127.0.0.1 for ranks on one machine that rendezvous on 127.0.0.1, the high-speed interface across
-// nodes whose MASTER_ADDR names that interface).
+// nodes whose MASTER_ADDR names that interface). A job across nodes (WORLD_SIZE > LOCAL_WORLD_SIZE)
+// whose MASTER_ADDR leads to loopback on this node fails at once with Gloo and no GLOO_SOCKET_IFNAME:
+// other nodes could not reach it (to simulate nodes on one machine, set GLOO_SOCKET_IFNAME=lo).
 //
 // Including this header brings in c10d's ProcessGroup (and so ATen), about 5 s of compile time per
 // translation unit; the Gloo/TCPStore headers stay inside the library.
