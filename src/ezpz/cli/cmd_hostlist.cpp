@@ -85,16 +85,21 @@ std::vector<std::string> expand_all(const std::vector<Word>& words) {
 
 // Names one per line, or joined by `separator` (and a final newline); nothing at all for no names.
 void print_names(const std::vector<std::string>& names, const std::string* separator) {
-  std::string out;
+  if (names.empty()) return;
+  std::string_view between = separator ? std::string_view(*separator) : std::string_view("\n");
   size_t size = 0;
-  for (const auto& name : names) size += name.size() + (separator ? separator->size() : 1);
-  out.reserve(size + 1);
+  for (const auto& name : names) size += name.size() + between.size();
+  // One buffer, filled with memcpy, written once: this is most of the work for long lists.
+  std::string out(size - between.size() + 1, '\n');
+  char* at = out.data();
   for (size_t i = 0; i < names.size(); ++i) {
-    if (separator && i > 0) out += *separator;
-    out += names[i];
-    if (!separator) out += '\n';
+    if (i > 0) {
+      std::memcpy(at, between.data(), between.size());
+      at += between.size();
+    }
+    std::memcpy(at, names[i].data(), names[i].size());
+    at += names[i].size();
   }
-  if (separator && !names.empty()) out += '\n';
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
 }

@@ -2,7 +2,6 @@
 #include "ezpz/runtime/hostlist.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <unordered_set>
 
 #include "ezpz/util/error.hpp"
@@ -23,8 +22,17 @@ constexpr size_t k_error_window = 60;
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
-bool is_space(char c) {
-  return std::isspace(static_cast<unsigned char>(c)) != 0;
+// Characters that mean something in a list (',', '[', ']') or cannot be in a name (whitespace): one
+// table lookup per character on the hot paths.
+struct SpecialTable {
+  bool special[256] = {};
+  constexpr SpecialTable() {
+    for (unsigned char c : {',', '[', ']', ' ', '\t', '\n', '\v', '\f', '\r'}) special[c] = true;
+  }
+};
+constexpr SpecialTable k_special;
+bool is_special(char c) {
+  return k_special.special[static_cast<unsigned char>(c)];
 }
 
 size_t digit_count(Count value) {
@@ -60,19 +68,38 @@ struct Range {
   size_t width;
 };
 
-// One name of a list: text pieces between bracket groups, pieces.size() == groups.size() + 1.
-struct Pattern {
-  size_t start = 0;  // where the name is in the list
-  size_t end = 0;
+// A parsed list, flat (no allocation per name): each name has groups + 1 text pieces around its
+// bracket groups, and each group a run of ranges.
+struct Parsed {
+  struct Group {
+    size_t first_range;
+    size_t ranges;
+  };
+  struct Name {
+    size_t start;  // where the name is in the list
+    size_t end;
+    size_t first_piece;
+    size_t first_group;
+    size_t groups;
+  };
+  std::vector<Name> names;
   std::vector<std::string_view> pieces;
-  std::vector<std::vector<Range>> groups;
+  std::vector<Group> groups;
+  std::vector<Range> ranges;
 
-  // How many names this expands to, saturating at k_count_cap.
-  Count count() const {
+  std::string_view piece(const Name& name, size_t i) const { return pieces[name.first_piece + i]; }
+  const Group& group(const Name& name, size_t i) const { return groups[name.first_group + i]; }
+  const Range& range(const Group& group, size_t i) const { return ranges[group.first_range + i]; }
+
+  // How many names `name` expands to, saturating at k_count_cap.
+  Count count(const Name& name) const {
     Count total = 1;
-    for (const auto& group : groups) {
+    for (size_t g = 0; g < name.groups; ++g) {
+      const Group& grp = group(name, g);
       Count n = 0;  // each range holds at most 10^18 values, so this sum cannot wrap before the cap
-      for (const auto& range : group) n = std::min(k_count_cap, n + (range.hi - range.lo + 1));
+      for (size_t r = 0; r < grp.ranges; ++r) {
+        n = std::min(k_count_cap, n + (range(grp, r).hi - range(grp, r).lo + 1));
+      }
       total = total > k_count_cap / n ? k_count_cap : total * n;
     }
     return total;
@@ -84,17 +111,21 @@ class Parser {
   Parser(std::string_view list, std::string_view what) : m_list(list), m_what(what) {}
 
   // Every name of the list, checked; nothing expanded yet.
-  std::vector<Pattern> names() const {
-    std::vector<Pattern> patterns;
+  Parsed parse() const {
+    Parsed parsed;
+    // Every name takes two characters at least ("a,"): no reallocation while parsing, and the pages
+    // reserved but never touched cost nothing.
+    parsed.names.reserve(m_list.size() / 2 + 1);
+    parsed.pieces.reserve(m_list.size() / 2 + 1);
     size_t pos = 0;
     while (pos < m_list.size()) {
-      patterns.push_back(name(pos));
+      name(pos, parsed);
       if (pos < m_list.size()) {  // at a comma
         ++pos;
         if (pos == m_list.size()) fail(pos - 1, "trailing ','", 1, "remove the last comma");
       }
     }
-    return patterns;
+    return parsed;
   }
 
   // Throws a UserError located at `at` (0-based), underlining `length` characters.
@@ -121,27 +152,28 @@ class Parser {
   }
 
  private:
-  // Parses the name starting at `pos`; stops at a top-level comma or the end.
-  Pattern name(size_t& pos) const {
-    Pattern pattern;
-    pattern.start = pos;
+  // Parses the name starting at `pos` into `parsed`; stops at a top-level comma or the end.
+  void name(size_t& pos, Parsed& parsed) const {
+    Parsed::Name name{pos, pos, parsed.pieces.size(), parsed.groups.size(), 0};
     size_t piece = pos;
-    while (pos < m_list.size() && m_list[pos] != ',') {
+    while (true) {
+      while (pos < m_list.size() && !is_special(m_list[pos])) ++pos;
+      if (pos == m_list.size() || m_list[pos] == ',') break;
       char c = m_list[pos];
       if (c == '[') {
-        pattern.pieces.push_back(m_list.substr(piece, pos - piece));
-        pattern.groups.push_back(group(pos));
+        parsed.pieces.push_back(m_list.substr(piece, pos - piece));
+        group(pos, parsed);
+        ++name.groups;
         piece = pos;
         continue;
       }
       if (c == ']') fail(pos, "']' without '['");
-      if (is_space(c)) fail(pos, "whitespace in a host list", 1, "separate names with ',' only");
-      ++pos;
+      fail(pos, "whitespace in a host list", 1, "separate names with ',' only");
     }
-    if (pos == pattern.start) fail(pos, "empty name", 1, "remove the extra ','");
-    pattern.pieces.push_back(m_list.substr(piece, pos - piece));
-    pattern.end = pos;
-    return pattern;
+    if (pos == name.start) fail(pos, "empty name", 1, "remove the extra ','");
+    parsed.pieces.push_back(m_list.substr(piece, pos - piece));
+    name.end = pos;
+    parsed.names.push_back(name);
   }
 
   [[noreturn]] void unclosed(size_t open) const { fail(open, "'[' is never closed", 1, "add the missing ']'"); }
@@ -163,9 +195,9 @@ class Parser {
   }
 
   // The bracket group at `pos`: "[1-3,5,08-10]".
-  std::vector<Range> group(size_t& pos) const {
+  void group(size_t& pos, Parsed& parsed) const {
     size_t open = pos++;
-    std::vector<Range> ranges;
+    parsed.groups.push_back(Parsed::Group{parsed.ranges.size(), 0});
     while (true) {
       size_t start = pos;
       size_t digits = 0;
@@ -186,12 +218,13 @@ class Parser {
                "write the lower bound first: '" + swapped + "'");
         }
       }
-      ranges.push_back(range);
+      parsed.ranges.push_back(range);
+      ++parsed.groups.back().ranges;
       if (pos >= m_list.size()) unclosed(open);
       char c = m_list[pos];
       if (c == ']') {
         ++pos;
-        return ranges;
+        return;
       }
       if (c != ',') {
         fail(pos, std::string(is_range ? "expected ',' or ']'" : "expected ',', '-' or ']'") + " in brackets, found " +
@@ -205,21 +238,55 @@ class Parser {
   std::string_view m_what;
 };
 
-void expand_pattern(const Pattern& pattern, size_t group, std::string& prefix, std::vector<std::string>& out) {
-  prefix += pattern.pieces[group];
-  if (group == pattern.groups.size()) {
+// Adds 1 to the decimal number in name[begin, end) in place ("099" → "100", "9" → "10"); returns the
+// new end (one further when the number gained a digit).
+size_t increment(std::string& name, size_t begin, size_t end) {
+  size_t i = end;
+  while (i > begin && name[i - 1] == '9') name[--i] = '0';
+  if (i > begin) {
+    ++name[i - 1];
+    return end;
+  }
+  name.insert(name.begin() + static_cast<std::ptrdiff_t>(begin), '1');
+  return end + 1;
+}
+
+// Appends the expansion of `name` from group `g` on; `prefix` holds the text before it.
+void expand_name(const Parsed& parsed, const Parsed::Name& name, size_t g, std::string& prefix,
+                 std::vector<std::string>& out) {
+  prefix += parsed.piece(name, g);
+  size_t keep = prefix.size();
+  if (g == name.groups) {
     out.push_back(prefix);
+  } else if (g + 1 == name.groups) {
+    // The last group varies fastest: count up in place instead of formatting every number.
+    std::string_view suffix = parsed.piece(name, g + 1);
+    const Parsed::Group& group = parsed.group(name, g);
+    for (size_t r = 0; r < group.ranges; ++r) {
+      const Range& range = parsed.range(group, r);
+      append_number(prefix, range.lo, range.width);
+      size_t end = prefix.size();
+      prefix += suffix;
+      for (Count value = range.lo;; ++value) {
+        out.push_back(prefix);
+        if (value == range.hi) break;
+        end = increment(prefix, keep, end);
+      }
+      prefix.resize(keep);
+    }
   } else {
-    size_t keep = prefix.size();
-    for (const auto& range : pattern.groups[group]) {
-      for (Count value = range.lo; value <= range.hi; ++value) {
+    const Parsed::Group& group = parsed.group(name, g);
+    for (size_t r = 0; r < group.ranges; ++r) {
+      const Range& range = parsed.range(group, r);
+      for (Count value = range.lo;; ++value) {
         append_number(prefix, value, range.width);
-        expand_pattern(pattern, group + 1, prefix, out);
+        expand_name(parsed, name, g + 1, prefix, out);
         prefix.resize(keep);
+        if (value == range.hi) break;
       }
     }
   }
-  prefix.resize(prefix.size() - pattern.pieces[group].size());
+  prefix.resize(keep - parsed.piece(name, g).size());
 }
 
 // --- compression -------------------------------------------------------------------------------
@@ -232,87 +299,149 @@ struct Number {
   bool operator!=(const Number& other) const { return !(*this == other); }
 };
 
-// A name of the compressed list: text pieces between numeric fields, texts.size() == fields.size() + 1.
-// A field holds one number, or several (a bracket group) once neighbours were merged.
-struct Item {
-  std::vector<std::string> texts;
-  std::vector<std::vector<Number>> fields;
+// Every host split into text pieces and digit runs, flat: host h has fields[h] numbers starting at
+// numbers[first_number[h]] and fields[h] + 1 texts (views into the host name) starting at
+// texts[first_number[h] + h]. Digit runs too long to be counters stay text.
+struct Split {
+  std::vector<std::string_view> texts;
+  std::vector<Number> numbers;
+  std::vector<size_t> first_number;
+  std::vector<size_t> fields;
 
-  bool operator==(const Item& other) const { return texts == other.texts && fields == other.fields; }
+  size_t first_text(size_t host) const { return first_number[host] + host; }
+
+  void reserve(size_t hosts) {
+    texts.reserve(2 * hosts);
+    numbers.reserve(hosts);
+    first_number.reserve(hosts);
+    fields.reserve(hosts);
+  }
+
+  // Adds `host`; returns the position of a character no list could hold (then nothing is usable), or npos.
+  size_t add(std::string_view host) {
+    first_number.push_back(numbers.size());
+    size_t text = 0;
+    size_t i = 0;
+    while (i < host.size()) {
+      if (!is_digit(host[i])) {
+        if (is_special(host[i])) return i;
+        ++i;
+        continue;
+      }
+      size_t start = i;
+      while (i < host.size() && is_digit(host[i])) ++i;
+      if (i - start > k_max_digits) continue;
+      Count value = 0;
+      for (size_t k = start; k < i; ++k) value = value * 10 + static_cast<Count>(host[k] - '0');
+      texts.push_back(host.substr(text, start - text));
+      numbers.push_back(Number{value, i - start});
+      text = i;
+    }
+    texts.push_back(host.substr(text));
+    fields.push_back(numbers.size() - first_number.back());
+    return std::string_view::npos;
+  }
+
+  // The order of compressed lists: text pieces as text, digit runs by value and then by written
+  // length ("nid9" < "nid10" < "nid010").
+  bool less(size_t a, size_t b) const {
+    size_t n = std::min(fields[a], fields[b]);
+    const std::string_view* ta = &texts[first_text(a)];
+    const std::string_view* tb = &texts[first_text(b)];
+    const Number* na = &numbers[first_number[a]];
+    const Number* nb = &numbers[first_number[b]];
+    for (size_t i = 0;; ++i) {
+      int order = ta[i].compare(tb[i]);
+      if (order != 0) return order < 0;
+      if (i == n) break;
+      if (na[i].value != nb[i].value) return na[i].value < nb[i].value;
+      if (na[i].length != nb[i].length) return na[i].length < nb[i].length;
+    }
+    return fields[a] < fields[b];
+  }
+
+  bool same_texts(size_t a, size_t b) const {
+    if (fields[a] != fields[b]) return false;
+    return std::equal(&texts[first_text(a)], &texts[first_text(a)] + fields[a] + 1, &texts[first_text(b)]);
+  }
 };
 
-// Splits a host name into text and digit runs; runs too long to be counters stay text.
-Item split_host(const std::string& host) {
-  for (char c : host) {
-    if (c == ',' || c == '[' || c == ']' || is_space(c)) {
-      throw UserError("cannot compress host name '" + printable(host) + "': it contains " + quoted_char(c),
-                      "host names in a list cannot contain ',', '[', ']' or whitespace");
-    }
-  }
-  Item item;
-  std::string text;
-  size_t i = 0;
-  while (i < host.size()) {
-    if (!is_digit(host[i])) {
-      text += host[i++];
-      continue;
-    }
-    size_t start = i;
-    while (i < host.size() && is_digit(host[i])) ++i;
-    if (i - start > k_max_digits) {
-      text.append(host, start, i - start);
-      continue;
-    }
-    Count value = 0;
-    for (size_t k = start; k < i; ++k) value = value * 10 + static_cast<Count>(host[k] - '0');
-    item.texts.push_back(std::move(text));
-    text.clear();
-    item.fields.push_back({Number{value, i - start}});
-  }
-  item.texts.push_back(std::move(text));
-  return item;
-}
+// A name of the compressed list: the texts of host `host`, and for each of its fields a run of
+// values (one, or several once neighbours were merged) in a shared array.
+struct Item {
+  size_t host;
+  size_t first_span;
+};
+struct Span {
+  size_t begin;
+  size_t count;
+};
 
-// The order of compressed lists (items of single values): text pieces as text, digit runs by value and
-// then by written length ("nid9" < "nid10" < "nid010").
-bool host_less(const Item& a, const Item& b) {
-  size_t n = std::min(a.fields.size(), b.fields.size());
-  for (size_t i = 0;; ++i) {
-    int order = a.texts[i].compare(b.texts[i]);
-    if (order != 0) return order < 0;
-    if (i == n) break;
-    const Number& x = a.fields[i].front();
-    const Number& y = b.fields[i].front();
-    if (x.value != y.value) return x.value < y.value;
-    if (x.length != y.length) return x.length < y.length;
+struct Items {
+  std::vector<Item> items;
+  std::vector<Span> spans;
+  std::vector<Number> values;
+
+  const Span& span(const Item& item, size_t field) const { return spans[item.first_span + field]; }
+  bool same_values(const Span& a, const Span& b) const {
+    return a.count == b.count &&
+           std::equal(values.data() + a.begin, values.data() + a.begin + a.count, values.data() + b.begin);
   }
-  return a.fields.size() < b.fields.size();
-}
+};
 
 // Whether `a` and `b` differ in field `f` only.
-bool mergeable(const Item& a, const Item& b, size_t f) {
-  if (f >= a.fields.size() || a.fields.size() != b.fields.size() || a.texts != b.texts) return false;
-  for (size_t i = 0; i < a.fields.size(); ++i) {
-    if (i != f && a.fields[i] != b.fields[i]) return false;
+bool mergeable(const Split& split, const Items& items, const Item& a, const Item& b, size_t f) {
+  size_t fields = split.fields[a.host];
+  if (f >= fields || !split.same_texts(a.host, b.host)) return false;
+  for (size_t g = 0; g < fields; ++g) {
+    if (g != f && !items.same_values(items.span(a, g), items.span(b, g))) return false;
   }
   return true;
 }
 
+// Merges runs of neighbours that differ in field `f` only into one item.
+Items merge_field(const Split& split, const Items& in, size_t f) {
+  Items out;
+  out.items.reserve(in.items.size());
+  out.spans.reserve(in.spans.size());
+  out.values.reserve(in.values.size());
+  auto copy = [&](const Span& span) {
+    out.values.insert(out.values.end(), in.values.data() + span.begin, in.values.data() + span.begin + span.count);
+  };
+  for (size_t i = 0; i < in.items.size();) {
+    const Item& first = in.items[i];
+    size_t j = i + 1;
+    while (j < in.items.size() && mergeable(split, in, first, in.items[j], f)) ++j;
+    out.items.push_back(Item{first.host, out.spans.size()});
+    for (size_t g = 0; g < split.fields[first.host]; ++g) {
+      Span span{out.values.size(), 0};
+      for (size_t k = i; k < (g == f ? j : i + 1); ++k) copy(in.span(in.items[k], g));
+      span.count = out.values.size() - span.begin;
+      out.spans.push_back(span);
+    }
+    i = j;
+  }
+  return out;
+}
+
+// Whether a range of width `width` prints `number` as it was written: padded to exactly that width, or
+// wider without leading zeros.
+bool prints_as(const Number& number, size_t width) {
+  return number.length == width || (number.length > width && number.length == digit_count(number.value));
+}
+
 // Appends a field: its one number as written, or a bracket group of ranges. A range continues while the
 // next value is one more and is written exactly as the range's width prints it.
-void append_field(std::string& out, const std::vector<Number>& values) {
-  if (values.size() == 1) {
+void append_field(std::string& out, const Number* values, size_t count) {
+  if (count == 1) {
     append_number(out, values[0].value, values[0].length);
     return;
   }
   out += '[';
-  for (size_t i = 0; i < values.size();) {
+  for (size_t i = 0; i < count;) {
     size_t width = values[i].length;
     size_t j = i;
-    while (j + 1 < values.size() && values[j + 1].value == values[j].value + 1 &&
-           values[j + 1].length == std::max(width, digit_count(values[j + 1].value))) {
-      ++j;
-    }
+    while (j + 1 < count && values[j + 1].value == values[j].value + 1 && prints_as(values[j + 1], width)) ++j;
     if (i > 0) out += ',';
     append_number(out, values[i].value, values[i].length);
     if (j > i) {
@@ -328,72 +457,88 @@ void append_field(std::string& out, const std::vector<Number>& values) {
 
 std::vector<std::string> expand_hostlist(std::string_view list, std::string_view what, size_t max_hosts) {
   Parser parser(list, what);
-  std::vector<Pattern> patterns = parser.names();
+  Parsed parsed = parser.parse();
   Count total = 0;
-  for (const auto& pattern : patterns) {
-    Count n = pattern.count();
+  for (const auto& name : parsed.names) {
+    Count n = parsed.count(name);
     if (n > static_cast<Count>(max_hosts) - total) {
-      parser.error(pattern.start, pattern.end - pattern.start,
+      parser.error(name.start, name.end - name.start,
                    "host list expands to more than " + std::to_string(max_hosts) + " names");
     }
     total += n;
   }
   std::vector<std::string> hosts;
   hosts.reserve(static_cast<size_t>(total));
-  std::string name;
-  for (const auto& pattern : patterns) expand_pattern(pattern, 0, name, hosts);
+  std::string prefix;
+  for (const auto& name : parsed.names) {
+    if (name.groups == 0) {
+      hosts.emplace_back(parsed.piece(name, 0));
+    } else {
+      expand_name(parsed, name, 0, prefix, hosts);
+    }
+  }
   return hosts;
 }
 
 std::string first_host(std::string_view list, std::string_view what) {
   Parser parser(list, what);
-  std::vector<Pattern> patterns = parser.names();
-  if (patterns.empty()) parser.error(0, 1, "empty host list");
-  const Pattern& pattern = patterns.front();
-  std::string name(pattern.pieces[0]);
-  for (size_t i = 0; i < pattern.groups.size(); ++i) {
-    append_number(name, pattern.groups[i][0].lo, pattern.groups[i][0].width);
-    name += pattern.pieces[i + 1];
+  Parsed parsed = parser.parse();
+  if (parsed.names.empty()) parser.error(0, 1, "empty host list");
+  const Parsed::Name& name = parsed.names.front();
+  std::string first(parsed.piece(name, 0));
+  for (size_t g = 0; g < name.groups; ++g) {
+    const Range& range = parsed.range(parsed.group(name, g), 0);
+    append_number(first, range.lo, range.width);
+    first += parsed.piece(name, g + 1);
   }
-  return name;
+  return first;
 }
 
 std::string compress_hostlist(const std::vector<std::string>& hosts) {
-  std::vector<Item> items;
-  items.reserve(hosts.size());
+  Split split;
+  split.reserve(hosts.size());
+  std::vector<size_t> order;
+  order.reserve(hosts.size());
   size_t most_fields = 0;
-  for (const auto& host : hosts) {
-    if (host.empty()) continue;
-    items.push_back(split_host(host));
-    most_fields = std::max(most_fields, items.back().fields.size());
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    size_t bad = split.add(hosts[h]);
+    if (bad != std::string_view::npos) {
+      throw UserError(
+          "cannot compress host name '" + printable(hosts[h]) + "': it contains " + quoted_char(hosts[h][bad]),
+          "host names in a list cannot contain ',', '[', ']' or whitespace");
+    }
+    if (hosts[h].empty()) continue;
+    order.push_back(h);
+    most_fields = std::max(most_fields, split.fields.back());
   }
-  std::sort(items.begin(), items.end(), host_less);
-  items.erase(std::unique(items.begin(), items.end()), items.end());
+  // Lists from schedulers and from expand_hostlist usually come sorted already.
+  auto less = [&split](size_t a, size_t b) { return split.less(a, b); };
+  if (!std::is_sorted(order.begin(), order.end(), less)) std::sort(order.begin(), order.end(), less);
+  order.erase(std::unique(order.begin(), order.end(), [&hosts](size_t a, size_t b) { return hosts[a] == hosts[b]; }),
+              order.end());
 
+  Items items;
+  items.items.reserve(order.size());
+  items.spans.reserve(split.numbers.size());
+  items.values = split.numbers;
+  for (size_t h : order) {
+    items.items.push_back(Item{h, items.spans.size()});
+    for (size_t g = 0; g < split.fields[h]; ++g) items.spans.push_back(Span{split.first_number[h] + g, 1});
+  }
   // Merge neighbours that differ in one field, rightmost field first ("nid[001-100]"), then leftwards:
   // hosts that form a grid end with one bracket group per varying field. Merging only neighbours keeps
   // the order, so the expansion of the result is the sorted list again.
-  for (size_t f = most_fields; f-- > 0;) {
-    std::vector<Item> merged;
-    merged.reserve(items.size());
-    for (auto& item : items) {
-      if (!merged.empty() && mergeable(merged.back(), item, f)) {
-        auto& values = merged.back().fields[f];
-        values.insert(values.end(), item.fields[f].begin(), item.fields[f].end());
-      } else {
-        merged.push_back(std::move(item));
-      }
-    }
-    items = std::move(merged);
-  }
+  for (size_t f = most_fields; f-- > 0;) items = merge_field(split, items, f);
 
   std::string out;
-  for (const auto& item : items) {
+  for (const auto& item : items.items) {
     if (!out.empty()) out += ',';
-    out += item.texts[0];
-    for (size_t i = 0; i < item.fields.size(); ++i) {
-      append_field(out, item.fields[i]);
-      out += item.texts[i + 1];
+    const std::string_view* texts = &split.texts[split.first_text(item.host)];
+    out += texts[0];
+    for (size_t g = 0; g < split.fields[item.host]; ++g) {
+      const Span& span = items.span(item, g);
+      append_field(out, &items.values[span.begin], span.count);
+      out += texts[g + 1];
     }
   }
   return out;
