@@ -32,6 +32,11 @@ check "--dry-run prints and runs nothing" bash -c "'$ezpz' launch --system local
 "$ezpz" launch --system local -n 3 --nodes 2 -- true >/dev/null 2>&1
 check "-n that does not divide over the nodes is an error" test $? -eq 1
 
+if command -v mpiexec.mpich >/dev/null; then
+  mpiexec.mpich -n 1 "$ezpz" launch --system local -n 2 -- sh -c 'echo "$RANK $WORLD_SIZE"' >"$workdir/nested" 2>/dev/null
+  check "a launch inside mpiexec gives its ranks their own identity" test "$(sort "$workdir/nested" | tr '\n' ' ')" = "0 2 1 2 "
+fi
+
 torch_test="$(dirname "$ezpz")/ezpz-torch-test"
 if [[ -x $torch_test ]]; then
   for n in 2 4; do

@@ -1,11 +1,13 @@
 // Argument parsing and the one place where errors become messages and exit codes.
 #include "ezpz/cli/cli.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/version.hpp"
 
@@ -51,6 +53,13 @@ int run_cli(int argc, char** argv) {
   CommandAction action;
   for (auto add : k_commands) add(app, action);
 
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    std::cerr << "ezpz: usage error: unknown command '" << argv[1] << "'\n  hint: "
+              << suggestion_hint(argv[1], names) << " (see 'ezpz --help')\n";
+    return k_exit_usage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,7 @@
 // Device detection and per-rank selection.
 #include "ezpz/runtime/device.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -16,6 +17,10 @@ namespace fs = std::filesystem;
 // PCI vendor ids of render nodes (the kernel's /sys/class/drm/renderD*/device/vendor).
 const std::vector<std::pair<std::string, std::string>> k_vendor_kind = {
     {"0x10de", "cuda"}, {"0x1002", "rocm"}, {"0x8086", "xpu"}};
+// Intel render nodes that are data-center GPUs (PCI ids, pci.ids: 0x0bd* Data Center GPU Max,
+// "Ponte Vecchio"; 0x56c* Data Center GPU Flex). Integrated graphics must not turn a laptop into XPU.
+const char* const k_intel_gpu_prefixes[] = {"0x0bd", "0x56c"};
+
 // Vendor visibility variables that name devices where no device node can be seen (containers).
 const std::pair<const char*, const char*> k_vendor_variables[] = {{"CUDA_VISIBLE_DEVICES", "cuda"},
                                                                   {"ROCR_VISIBLE_DEVICES", "rocm"},
@@ -61,8 +66,11 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
     std::string name = entry.path().filename().string();
     if (name.rfind("renderD", 0) != 0) continue;
     std::string vendor = read_first_line(entry.path() / "device" / "vendor");
+    std::string device = read_first_line(entry.path() / "device" / "device");
+    bool intel_gpu = std::any_of(std::begin(k_intel_gpu_prefixes), std::end(k_intel_gpu_prefixes),
+                                 [&](const char* prefix) { return device.rfind(prefix, 0) == 0; });
     for (const auto& [id, kind] : k_vendor_kind) {
-      if (vendor == id) ++render_nodes[kind];
+      if (vendor == id && (kind != "xpu" || intel_gpu)) ++render_nodes[kind];
     }
   }
   bool kfd = fs::exists(fs::path(root) / "dev" / "kfd", error);
@@ -85,11 +93,12 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
       if (!value || trim(*value).empty() || *value == "-1" || *value == "NoDevFiles") continue;
       devices.kind = kind;
       devices.count = static_cast<int>(split(trim(*value), ',').size());
+      devices.visibility = variable;  // choose within what it names (HIP_VISIBLE_DEVICES stays HIP's)
       *source = std::string(variable) + "=" + *value;
       break;
     }
   }
-  devices.visibility = kind_info(devices.kind).second;
+  if (devices.visibility.empty()) devices.visibility = kind_info(devices.kind).second;
   devices.order.resize(static_cast<size_t>(devices.count));
   std::iota(devices.order.begin(), devices.order.end(), 0);
   devices.select = "mask";

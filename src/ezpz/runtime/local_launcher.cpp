@@ -16,6 +16,7 @@
 #include <map>
 
 #include "ezpz/runtime/launch.hpp"
+#include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
 
 namespace ezpz {
@@ -61,6 +62,7 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   for (auto& word : argv_text) argv.push_back(word.data());
   argv.push_back(nullptr);
   pid_t parent = getpid();
+  const std::vector<std::string> stale = launcher_rank_variables();
 
   std::map<pid_t, long> ranks;  // live children: pid → rank
   for (long rank = 0; rank < plan.total_ranks; ++rank) {
@@ -81,6 +83,7 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
           {"MASTER_PORT", port},
           {"EZPZ_SYSTEM", system},
       };
+      for (const auto& name : stale) unsetenv(name.c_str());  // an outer mpiexec/srun's identity
       for (const auto& [name, value] : variables) setenv(name, value.c_str(), 1);
       execv(ezpz_bin.c_str(), argv.data());
       std::cerr << "ezpz launch: cannot run " << ezpz_bin << ": " << std::strerror(errno) << "\n";

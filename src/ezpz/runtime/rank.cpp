@@ -26,10 +26,11 @@ struct RankVariables {
 // SLURM_NTASKS, SLURM_LOCALID (not SLURM_LOCAL_ID, which does not exist), SLURM_NODEID; torchrun.
 const RankVariables k_rank_variables[] = {
     {"PALS", "mpi", "PALS_RANKID", "PMI_SIZE", "PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE", "PALS_NODEID"},
+    // OMPI_COMM_WORLD_NODE_RANK is a rank on the node across jobs, not the node's index: not used.
     {"Open MPI", "mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-     "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_NODE_RANK"},
-    {"MPICH", "mpi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", ""},
+     "OMPI_COMM_WORLD_LOCAL_SIZE", ""},
     {"PMI", "mpi", "PMI_RANK", "PMI_SIZE", "PMI_LOCAL_RANK", "PMI_LOCAL_SIZE", ""},
+    {"MPICH", "mpi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", ""},
     {"PMIx", "mpi", "PMIX_RANK", "", "", "", ""},
     {"Slurm", "slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", "SLURM_NODEID"},
     {"torchrun", "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK"},
@@ -68,27 +69,42 @@ bool slurm_step(const EnvLookup& env) {
 }
 
 // Tasks on node `node` from Slurm's per-node task counts, "8(x2),4" = 8, 8, 4 (sbatch(1), srun(1)).
-std::optional<long> slurm_tasks_on_node(const EnvLookup& env, long node) {
+std::optional<Value> slurm_tasks_on_node(const EnvLookup& env, long node) {
+  auto digits = [](const std::string& text) {
+    return !text.empty() && text.size() < 10 && std::all_of(text.begin(), text.end(), ::isdigit);
+  };
   for (const char* variable : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
     auto text = env(variable);
     if (!text || text->empty()) continue;
     long index = 0;
     for (const auto& part : split(*text, ',')) {
       auto paren = part.find("(x");
-      try {
-        long tasks = std::stol(part.substr(0, paren));
-        long repeat = paren == std::string::npos ? 1 : std::stol(part.substr(paren + 2));
-        if (node < index + repeat) return tasks;
-        index += repeat;
-      } catch (const std::exception&) {
+      std::string tasks = part.substr(0, paren);
+      std::string repeat = paren == std::string::npos ? "1" : part.substr(paren + 2);
+      bool closed = paren == std::string::npos || (!repeat.empty() && repeat.back() == ')');
+      if (closed && paren != std::string::npos) repeat.pop_back();
+      if (!closed || !digits(tasks) || !digits(repeat)) {
         throw UserError(std::string(variable) + "='" + *text + "' is not a list of task counts like '8(x2),4'");
       }
+      if (node < index + std::stol(repeat)) return Value{std::stol(tasks), variable, *text};
+      index += std::stol(repeat);
     }
   }
   return std::nullopt;
 }
 
 }  // namespace
+
+std::vector<std::string> launcher_rank_variables() {
+  std::vector<std::string> names = {"SLURM_STEP_ID", "SLURM_STEP_TASKS_PER_NODE"};
+  for (const auto& source : k_rank_variables) {
+    for (int field = 0; field < k_fields; ++field) {
+      std::string name = name_of(source, field);
+      if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
+}
 
 RankInfo discover_rank(const EnvLookup& env) {
   // The innermost family that set a rank variable describes this process.
@@ -109,7 +125,6 @@ RankInfo discover_rank(const EnvLookup& env) {
   std::optional<Value> values[k_fields];
   for (const auto& source : k_rank_variables) {
     if (std::string(source.family) != family) continue;
-    if (info.launcher.empty() && env(source.rank)) info.launcher = source.launcher;
     for (int field = 0; field < k_fields; ++field) {
       auto value = read(env, name_of(source, field));
       if (!value) continue;
@@ -124,9 +139,11 @@ RankInfo discover_rank(const EnvLookup& env) {
   }
 
   if (std::string(family) == "slurm" && !values[k_local_size] && values[k_node_rank]) {
-    if (auto tasks = slurm_tasks_on_node(env, values[k_node_rank]->number)) {
-      values[k_local_size] = Value{*tasks, "SLURM_STEP_TASKS_PER_NODE", std::to_string(*tasks)};
-    }
+    values[k_local_size] = slurm_tasks_on_node(env, values[k_node_rank]->number);
+  }
+
+  for (const auto& source : k_rank_variables) {  // provisional, for messages: the rank's own launcher
+    if (info.launcher.empty() && std::string(source.family) == family && env(source.rank)) info.launcher = source.launcher;
   }
 
   auto require = [&](int field, long fallback_when_alone) -> long {
@@ -134,10 +151,16 @@ RankInfo discover_rank(const EnvLookup& env) {
     if (values[k_size] && values[k_size]->number == 1) return fallback_when_alone;
     std::vector<std::string> names;
     for (const auto& source : k_rank_variables) {
-      if (std::string(source.family) == family && *name_of(source, field) != '\0') names.push_back(name_of(source, field));
+      std::string name = name_of(source, field);
+      if (std::string(source.family) == family && !name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
     }
+    if (std::string(family) == "slurm" && field == k_local_size) names = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
     throw UserError(std::string("cannot tell this process's ") + k_field_names[field] + " from the " + info.launcher +
-                        " launcher: " + (names.empty() ? std::string("it sets no such variable") : "none of " + quoted_list(names) + " is set"),
+                        " launcher: " + (std::string(family) == "slurm" && field == k_local_size
+                                               ? "it needs " + quoted_list(names, " and ")
+                                               : "none of " + quoted_list(names) + " is set"),
                     "export it, or start the ranks with mpiexec, srun or ezpz launch");
   };
   info.rank = values[k_rank]->number;
@@ -147,6 +170,17 @@ RankInfo discover_rank(const EnvLookup& env) {
   for (const auto& value : values) {
     if (value) info.variables.push_back(value->variable);
   }
+  // Named after the rows that gave this process its identity: "PMI, MPICH" for MPICH Hydra (PMI_RANK
+  // with MPI_LOCALRANKID), "PALS" on Aurora.
+  std::vector<std::string> launchers;
+  for (int field : {k_rank, k_local_rank}) {
+    for (const auto& source : k_rank_variables) {
+      if (std::string(source.family) != family || !values[field] || values[field]->variable != name_of(source, field)) continue;
+      if (std::find(launchers.begin(), launchers.end(), source.launcher) == launchers.end()) launchers.push_back(source.launcher);
+      break;
+    }
+  }
+  if (!launchers.empty()) info.launcher = join(launchers, ", ");
   if (info.rank >= info.world_size || info.local_rank >= info.local_world_size ||
       info.local_world_size > info.world_size) {
     throw UserError("launcher variables contradict each other: " + values[k_rank]->variable + "=" + values[k_rank]->text +

@@ -26,4 +26,8 @@ struct RankInfo {
 // Throws UserError naming the variables when they are incomplete, malformed or contradict each other.
 RankInfo discover_rank(const EnvLookup& env);
 
+// Every variable of the table above (plus Slurm's step markers): what a launcher nested inside another
+// one clears for its ranks, so they do not inherit the outer launcher's identity.
+std::vector<std::string> launcher_rank_variables();
+
 }  // namespace ezpz

@@ -67,10 +67,11 @@ fs::path fake_node(const std::string& name) {
   return root;
 }
 
-void render_node(const fs::path& root, int index, const std::string& vendor) {
+void render_node(const fs::path& root, int index, const std::string& vendor, const std::string& device_id = "0x0000") {
   fs::path device = root / "sys/class/drm" / ("renderD" + std::to_string(128 + index)) / "device";
   fs::create_directories(device);
   std::ofstream(device / "vendor") << vendor << "\n";
+  std::ofstream(device / "device") << device_id << "\n";
 }
 
 TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
@@ -92,7 +93,8 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   EXPECT_EQ(found.visibility, "ROCR_VISIBLE_DEVICES");
 
   fs::path intel = fake_node("intel");
-  for (int i = 0; i < 6; ++i) render_node(intel, i, "0x8086");
+  for (int i = 0; i < 6; ++i) render_node(intel, i, "0x8086", "0x0bd5");  // Data Center GPU Max 1550
+  render_node(intel, 7, "0x8086", "0x46a6");                               // integrated graphics: not an XPU
   render_node(intel, 6, "0x1a03");  // a BMC's display controller is no accelerator
   found = probe_devices(intel.string(), table_env({}), &source);
   EXPECT_EQ(found.kind, "xpu");
@@ -107,7 +109,9 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   EXPECT_EQ(found.kind, "cuda");
   EXPECT_EQ(found.count, 2);
   EXPECT_EQ(probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", "-1"}}), &source).kind, "cpu");
-  EXPECT_EQ(probe_devices(empty.string(), table_env({{"HIP_VISIBLE_DEVICES", "3"}}), &source).kind, "rocm");
+  found = probe_devices(empty.string(), table_env({{"HIP_VISIBLE_DEVICES", "3"}}), &source);
+  EXPECT_EQ(found.kind, "rocm");
+  EXPECT_EQ(found.visibility, "HIP_VISIBLE_DEVICES") << "choose within the variable that named the devices";
   for (const auto& root : {nvidia, amd, intel, empty}) fs::remove_all(root);
 }
 

@@ -35,11 +35,11 @@ INSTANTIATE_TEST_SUITE_P(Launchers, DiscoverRank, ::testing::Values(
     Case{"Aurora PALS", {{"PALS_RANKID", "13"}, {"PALS_LOCAL_RANKID", "1"}, {"PALS_NODEID", "1"}, {"PMI_RANK", "13"},
                          {"PMI_SIZE", "24"}, {"PMI_LOCAL_RANK", "1"}, {"PMI_LOCAL_SIZE", "12"}}, 13, 24, 1, 12, 1, "PALS"},
     Case{"Polaris PMI", {{"PMI_RANK", "6"}, {"PMI_SIZE", "8"}, {"PMI_LOCAL_RANK", "2"}, {"PMI_LOCAL_SIZE", "4"}},
-         6, 8, 2, 4, 1, "MPICH"},
+         6, 8, 2, 4, 1, "PMI"},
     Case{"MPICH Hydra", {{"PMI_RANK", "3"}, {"PMI_SIZE", "4"}, {"MPI_LOCALRANKID", "3"}, {"MPI_LOCALNRANKS", "4"}},
-         3, 4, 3, 4, 0, "MPICH"},
+         3, 4, 3, 4, 0, "PMI, MPICH"},
     Case{"Open MPI", {{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "6"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "2"},
-                      {"OMPI_COMM_WORLD_LOCAL_SIZE", "3"}, {"OMPI_COMM_WORLD_NODE_RANK", "1"}, {"PMIX_RANK", "5"}},
+                      {"OMPI_COMM_WORLD_LOCAL_SIZE", "3"}, {"OMPI_COMM_WORLD_NODE_RANK", "0"}, {"PMIX_RANK", "5"}},
          5, 6, 2, 3, 1, "Open MPI"},
     Case{"Slurm step", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "16"}, {"SLURM_LOCALID", "1"},
                         {"SLURM_NODEID", "1"}, {"SLURM_STEP_TASKS_PER_NODE", "8(x2)"}}, 9, 16, 1, 8, 1, "Slurm"},
@@ -49,7 +49,7 @@ INSTANTIATE_TEST_SUITE_P(Launchers, DiscoverRank, ::testing::Values(
     // mpiexec inside an sbatch script: the batch step's SLURM_PROCID=0 is inherited and must not win.
     Case{"mpiexec inside a Slurm batch job", {{"SLURM_JOB_ID", "7"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"},
                                               {"SLURM_LOCALID", "0"}, {"PMI_RANK", "2"}, {"PMI_SIZE", "4"},
-                                              {"MPI_LOCALRANKID", "2"}, {"MPI_LOCALNRANKS", "4"}}, 2, 4, 2, 4, 0, "MPICH"},
+                                              {"MPI_LOCALRANKID", "2"}, {"MPI_LOCALNRANKS", "4"}}, 2, 4, 2, 4, 0, "PMI, MPICH"},
     Case{"batch step only: not a rank", {{"SLURM_JOB_ID", "7"}, {"SLURM_PROCID", "0"}, {"SLURM_LOCALID", "0"}},
          0, 1, 0, 1, 0, "none"},
     Case{"torchrun / ezpz launch", {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}},
@@ -82,9 +82,15 @@ INSTANTIATE_TEST_SUITE_P(Problems, DiscoverRankFails, ::testing::Values(
     Bad{"rank beyond the world", {{"RANK", "4"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "1"}},
         "launcher variables contradict each other: RANK=4, WORLD_SIZE=4"},
     Bad{"no local rank", {{"PMI_RANK", "1"}, {"PMI_SIZE", "4"}},
-        "cannot tell this process's local rank from the MPICH launcher: none of 'PALS_LOCAL_RANKID', "
-        "'OMPI_COMM_WORLD_LOCAL_RANK', 'MPI_LOCALRANKID' or 'PMI_LOCAL_RANK' is set"},
-    Bad{"no world size", {{"PMIX_RANK", "1"}}, "cannot tell this process's world size from the PMIx launcher"},
+        "cannot tell this process's local rank from the PMI launcher: none of 'PALS_LOCAL_RANKID', "
+        "'OMPI_COMM_WORLD_LOCAL_RANK', 'PMI_LOCAL_RANK' or 'MPI_LOCALRANKID' is set"},
+    Bad{"no world size", {{"PMIX_RANK", "1"}},
+        "cannot tell this process's world size from the PMIx launcher: none of 'PMI_SIZE' or 'OMPI_COMM_WORLD_SIZE' is set"},
+    Bad{"malformed tasks per node", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "8"},
+                                     {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "0"}, {"SLURM_STEP_TASKS_PER_NODE", "4(y2)"}},
+        "SLURM_STEP_TASKS_PER_NODE='4(y2)' is not a list of task counts"},
+    Bad{"Slurm without a node index", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", "1"}},
+        "it needs 'SLURM_STEP_TASKS_PER_NODE' and 'SLURM_NODEID'"},
     Bad{"torchrun without a world size", {{"RANK", "1"}, {"LOCAL_RANK", "1"}},
         "none of 'WORLD_SIZE' is set"}));
 
