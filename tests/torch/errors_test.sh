@@ -103,6 +103,19 @@ check "missing: ranks 0 and 2 exit 1" test "$(tr '\n' ' ' <"$workdir/missing.rcs
 check "missing: rank 0 names rank 1" grep -qF "waited 3 s for all 3 ranks to join, 2 joined; missing: rank 1" \
   "$workdir/missing.0.err"
 
+# Two processes with RANK=1 (and none with RANK=0 but rank 0 itself): the second one is refused.
+port=$(free_port)
+for r in 0 1; do
+  env -i PATH="$PATH" RANK=$r WORLD_SIZE=3 LOCAL_RANK=$r LOCAL_WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+    timeout -k 5 60 "$program" --timeout 3 >/dev/null 2>"$workdir/dup.$r.err" &
+  rank_pids+=($!)
+done
+sleep 0.5
+expect_error duplicate_rank 1 "RANK=1 WORLD_SIZE=3 LOCAL_RANK=1 LOCAL_WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port" \
+  --timeout 3 -- "rendezvous at MASTER_ADDR=127.0.0.1 MASTER_PORT=$port: another process already joined as RANK=1"
+for pid in "${rank_pids[@]}"; do wait "$pid"; done
+rank_pids=()
+
 # MASTER_PORT already taken by another program.
 port=$(free_port)
 /usr/bin/python3 -c 'import socket, sys, time
@@ -111,7 +124,7 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("::", int(sys.argv[1]))); s.listen(); print("listening", flush=True); time.sleep(60)' "$port" \
   >"$workdir/listener.out" &
 rank_pids+=($!)
-for _ in $(seq 50); do grep -q listening "$workdir/listener.out" && break; sleep 0.1; done
+for _ in $(seq 50); do grep -qs listening "$workdir/listener.out" && break; sleep 0.1; done
 check "port_in_use: a listener holds port $port" grep -q listening "$workdir/listener.out"
 expect_error port_in_use 1 "$ranks MASTER_ADDR=127.0.0.1 MASTER_PORT=$port" --timeout 5 -- \
   "hosting the rendezvous store (MASTER_ADDR=127.0.0.1 MASTER_PORT=$port)" "is MASTER_PORT already in use"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the LibTorch tests (sourced): checks, and N local ranks started the way a launcher
 # would start them, with the environment contract of ezpz::torch::init() set by hand.
 set -uo pipefail
@@ -58,16 +59,16 @@ rank_timeout=${EZPZ_TEST_RANK_TIMEOUT:-120}
 rank_env=()
 ranks_per_node=
 run_ranks() {
-  local n=$1 name=$2 attempt port r
+  local n=$1 name=$2 port r
   shift 2
-  for attempt in 1 2 3; do
+  for _ in 1 2 3; do  # attempts
     port=$(free_port)
     rank_pids=()
     for ((r = 0; r < n; r++)); do
-      local node_env=(LOCAL_RANK=$r LOCAL_WORLD_SIZE="$n")
+      local node_env=("LOCAL_RANK=$r" "LOCAL_WORLD_SIZE=$n")
       if [ -n "$ranks_per_node" ]; then
-        node_env=(LOCAL_RANK=$((r % ranks_per_node)) LOCAL_WORLD_SIZE="$ranks_per_node"
-          NODE_RANK=$((r / ranks_per_node)) EZPZ_NODE_NAME=sim-node$((r / ranks_per_node)))
+        node_env=("LOCAL_RANK=$((r % ranks_per_node))" "LOCAL_WORLD_SIZE=$ranks_per_node"
+          "NODE_RANK=$((r / ranks_per_node))" "EZPZ_NODE_NAME=sim-node$((r / ranks_per_node))")
       fi
       env -u TORCH_DEVICE -u TORCH_BACKEND -u NODE_RANK -u GLOO_SOCKET_IFNAME -u SLURMD_NODENAME -u EZPZ_NODE_NAME \
         RANK=$r WORLD_SIZE="$n" "${node_env[@]}" MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \

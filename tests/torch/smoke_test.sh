@@ -25,6 +25,7 @@ check "table: the last line is the OK line" \
 run_ranks "$n" json "$program" --json --iterations 5 --size-mb 0.5 --timeout 60
 show_ranks "$n" json
 for ((r = 0; r < n; r++)); do check "json: rank $r exits 0" test "$(rank_status json $r)" -eq 0; done
+# shellcheck disable=SC2016  # $n is jq's variable
 check "json: a valid document with world size $n, $n ok ranks with timings, no failures" \
   jq -e --argjson n "$n" '.world_size == $n and .nodes == 1 and .ok and .failures == [] and
     (.ranks | length) == $n and ([.ranks[] | select(.ok and .allreduce_latency_us > 0 and

@@ -187,14 +187,22 @@ bool wait_for_listener(const std::string& host, std::uint16_t port, Clock::time_
 }
 
 // Every rank announces itself and waits until all WORLD_SIZE ranks have: a timeout names the ranks
-// that never came (the process-group constructors only report "Socket Timeout").
+// that never came (the process-group constructors only report "Socket Timeout"), and a second
+// process with the same RANK is refused.
 void join_rendezvous(c10d::Store& store, const Environment& env, std::chrono::milliseconds timeout,
                      const std::string& where) {
   const std::string ready = "ezpz/init/ready";
-  with_context(where, "", [&] {
-    store.set("ezpz/init/rank/" + std::to_string(env.rank), {});
+  const bool duplicate = with_context(where, "", [&] {
+    if (store.add("ezpz/init/rank/" + std::to_string(env.rank), 1) > 1) return true;
     if (store.add("ezpz/init/joined", 1) == env.world_size) store.set(ready, {1});
+    return false;
   });
+  if (duplicate) {
+    throw std::runtime_error("ezpz torch: " + where + ": another process already joined as RANK=" +
+                             std::to_string(env.rank) +
+                             "\n  hint: every rank needs its own RANK; does the launcher set the variables ezpz "
+                             "exec reads (or RANK itself) for each process?");
+  }
   try {
     store.wait({ready}, timeout);
     return;
