@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "ezpz/torch/report.hpp"
+#include "ezpz/torch/test_options.hpp"
 #include "ezpz/torch/torch.hpp"
 
 namespace {
@@ -22,14 +22,7 @@ using Clock = std::chrono::steady_clock;
 using ezpz::torch::Context;
 using ezpz::torch::RankResult;
 
-struct Options {
-  int iterations = 20;
-  double size_mb = 4;
-  bool quick = false;
-  bool json = false;
-  double timeout_s = 300;
-  int fail_rank = -1;
-};
+using Options = ezpz::torch::TestOptions;
 
 std::string message_of(const std::exception& error) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
@@ -211,26 +204,7 @@ ezpz::torch::TestReport collect(const Context& ctx, const Options& options, cons
 
 int main(int argc, char** argv) {
   Options options;
-  CLI::App app{"ezpz-torch-test: a distributed smoke test of c10d (all-reduce, broadcast, barrier) with timings.\n"
-               "Run one process per rank, e.g. `ezpz launch -n 4 -- ezpz-torch-test` (or `ezpz test`);\n"
-               "each reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,\n"
-               "TORCH_DEVICE and TORCH_BACKEND. Rank 0 prints the report.",
-               "ezpz-torch-test"};
-  app.add_option("--iterations", options.iterations, "timed 1-element all-reduces (latency = their median)")
-      ->check(CLI::Range(1, 1000000));
-  app.add_option("--size-mb", options.size_mb, "MiB of float32 in the bandwidth all-reduce")
-      ->check(CLI::Range(0.000001, 65536.0));
-  app.add_flag("--quick", options.quick, "one checked all-reduce only (no broadcast, barrier or timings)");
-  app.add_flag("--json", options.json, "rank 0 prints a JSON document instead of the table");
-  app.add_option("--timeout", options.timeout_s, "seconds to wait for the rendezvous, a collective or a late rank")
-      ->check(CLI::Range(0.001, 86400.0));
-  app.add_option("--fail-rank", options.fail_rank, "make this rank's all-reduce check fail (to test the test)")
-      ->group("");  // hidden
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? 0 : 2;
-  }
+  if (const auto status = ezpz::torch::parse_test_options(argc, argv, options)) return *status;
 
   ezpz::torch::InitOptions init_options;
   init_options.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
