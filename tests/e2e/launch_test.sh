@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # the single-quoted $VARS are expanded by the ranks, on purpose
 # `ezpz launch` on this machine (system local, no MPI): ranks, the collective smoke test on 2 and 4
 # ranks, a failing rank's exit code, signal forwarding, and no processes left behind.
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # the single-quoted $VARS are expanded by the ranks, on purpose
 # Real mpiexec from MPICH and Open MPI starting `ezpz exec`: four distinct ranks that agree on the
 # world size, the master address and the port.
 here=$(cd "$(dirname "$0")" && pwd)

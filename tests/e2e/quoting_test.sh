@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # the single-quoted $VARS are expanded by the ranks, on purpose
 # Values that reach a script are literal text: a rendered script is run by a real bash with stub
 # launchers, and every hostile value arrives unchanged while nothing it contains is executed.
 here=$(cd "$(dirname "$0")" && pwd)

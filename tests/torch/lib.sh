@@ -1,27 +1,10 @@
 # shellcheck shell=bash
 # Shared helpers for the LibTorch tests (sourced): checks, and N local ranks started the way a launcher
 # would start them, with the environment contract of ezpz::torch::init() set by hand.
-set -uo pipefail
+# Checks, failure counting and $workdir come from the end-to-end tests' helpers.
+# shellcheck source=../e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib.sh"
 
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if ! "$@"; then fail "$what"; fi
-}
-finish() {
-  if ((failures > 0)); then
-    echo "$failures check(s) failed" >&2
-    exit 1
-  fi
-  echo "all checks passed"
-}
-
-workdir=$(mktemp -d)
 rank_pids=()
 cleanup() {
   local pid
