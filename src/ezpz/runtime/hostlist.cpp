@@ -2,6 +2,7 @@
 #include "ezpz/runtime/hostlist.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <unordered_set>
 
 #include "ezpz/util/error.hpp"

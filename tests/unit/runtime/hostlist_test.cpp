@@ -123,7 +123,11 @@ INSTANTIATE_TEST_SUITE_P(
         ExpandCase{"nid[1-003]", {"nid1", "nid2", "nid3"}}, ExpandCase{"nid[001-3]", {"nid001", "nid002", "nid003"}},
         ExpandCase{"nid[00-2]", {"nid00", "nid01", "nid02"}}, ExpandCase{"nid[9-11]", {"nid9", "nid10", "nid11"}},
         ExpandCase{"nid[0998-1001]", {"nid0998", "nid0999", "nid1000", "nid1001"}},
-        ExpandCase{"nid[07,8,009]", {"nid07", "nid8", "nid009"}}));
+        ExpandCase{"nid[07,8,009]", {"nid07", "nid8", "nid009"}},
+        // A number gaining a digit mid-range, then the next range, then the next outer value.
+        ExpandCase{"n[8-10,5]x", {"n8x", "n9x", "n10x", "n5x"}},
+        ExpandCase{"a[1-2]b[9-10]", {"a1b9", "a1b10", "a2b9", "a2b10"}},
+        ExpandCase{"n[99-101,7]", {"n99", "n100", "n101", "n7"}}));
 
 INSTANTIATE_TEST_SUITE_P(
     SeveralGroups, HostlistExpand,
