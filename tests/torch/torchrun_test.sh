@@ -13,7 +13,10 @@ fi
 
 for mode in static standalone; do
   args=(--nproc_per_node 2 --master_port "$(free_port)")
-  [ "$mode" = standalone ] && args=(--standalone --nproc_per_node 2)
+  # What --standalone does (a c10d rendezvous hosted by torchrun's agent), but on a free port: the
+  # fixed 29400 of --standalone collides with any other torchrun on the machine.
+  [ "$mode" = standalone ] && args=(--rdzv_backend c10d --rdzv_endpoint "127.0.0.1:$(free_port)" --rdzv_id "ezpz-$$"
+                                    --nnodes 1 --nproc_per_node 2)
   # --redirects/--tee: Debian's torchrun on Python 3.11 crashes without them; 9:1 = nobody's output redirected.
   env -u TORCH_DEVICE -u TORCH_BACKEND -u GLOO_SOCKET_IFNAME \
     timeout -k 5 120 "$torchrun" "${args[@]}" --no_python --redirects 9:1 --tee 9:1 --monitor_interval 0.1 \

@@ -24,6 +24,10 @@ void add_schema_command(CLI::App& app, CommandAction& action);
 void add_exec_command(CLI::App& app, CommandAction& action);
 void add_launch_command(CLI::App& app, CommandAction& action);
 void add_test_command(CLI::App& app, CommandAction& action);
+void add_submit_command(CLI::App& app, CommandAction& action);
+void add_status_command(CLI::App& app, CommandAction& action);
+void add_cancel_command(CLI::App& app, CommandAction& action);
+void add_logs_command(CLI::App& app, CommandAction& action);
 void add_hostlist_command(CLI::App& app, CommandAction& action);
 
 }  // namespace ezpz

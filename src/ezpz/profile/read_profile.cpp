@@ -346,6 +346,14 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                       s.job_env.insert(vars.begin(), vars.end());
                     }},
                    {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
+      {"submit_hold", [&](const Node& n) { r.list(s.submit_hold, n, "submit_hold"); }},
+      {"status_format", [&](const Node& n) { r.choice(s.status_format, n, "status_format", {"pbs-json", "slurm-scontrol"}); }},
+      {"states", [&](const Node& n) {
+         std::vector<std::pair<std::string, std::string>> states;
+         r.variables(states, n, "states");
+         s.states.insert(states.begin(), states.end());
+       }},
+      {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
                    {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
                    {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
                    {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},

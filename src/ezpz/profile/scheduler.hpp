@@ -28,9 +28,13 @@ struct Scheduler {
   std::string workdir_variable;  // where the job must `cd` first (PBS starts in $HOME); "" = already there
   std::map<std::string, std::string> job_env;  // job_id, nodefile, nodelist, submit_dir → variable names
   std::vector<std::string> submit;
-  std::string job_id_pattern;
-  std::vector<std::string> status;
+  std::vector<std::string> submit_hold;   // added to hold the job
+  std::string job_id_pattern;             // first group of a match on the submit output = the job id
+  std::vector<std::string> status;        // {job_id}
+  std::string status_format;              // which parser reads `status` output: pbs-json | slurm-scontrol
+  std::map<std::string, std::string> states;  // scheduler state → queued|held|running|finished|completed|failed|cancelled
   std::vector<std::string> cancel;
+  std::string default_output;  // where output goes without `output:` ({name}, {job_number})
   std::map<std::string, long> max_length;  // value_rules.<key>.max_length
   SourceRef source;
 };

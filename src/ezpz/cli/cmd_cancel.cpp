@@ -1,0 +1,41 @@
+// `ezpz cancel`: qdel/scancel by job id.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/cli/job_commands.hpp"
+#include "ezpz/util/exit_codes.hpp"
+
+namespace ezpz {
+
+void add_cancel_command(CLI::App& app, CommandAction& action) {
+  auto ids = std::make_shared<std::vector<std::string>>();
+  auto records = std::make_shared<std::string>();
+  auto system = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand("cancel", "Cancel jobs (qdel, scancel)");
+  command->add_option("jobs", *ids, "job ids")->required();
+  command->add_option("--system", *system, "system of jobs without a record (default: $EZPZ_SYSTEM, else detected)");
+  add_records_option(*command, *records);
+  command->callback([&action, ids, records, system] {
+    action = [ids, records, system] {
+      Environment env = Environment::from_process();
+      std::string root = records_root(*records, std::filesystem::current_path().string());
+      SystemProcessRunner runner;
+      for (const auto& id : *ids) {
+        JobRef ref = find_job(env, root, id, *system);
+        std::vector<std::string> argv;
+        for (const auto& word : ref.scheduler->cancel) argv.push_back(word == "{job_id}" ? ref.job_id : word);
+        ProcessResult result = runner.run(argv);
+        if (result.exit_code != 0) {
+          throw UserError(argv[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + command_text(argv) +
+                          (result.err.empty() ? std::string() : "\n" + result.err));
+        }
+        std::cerr << "ezpz: cancelled " << ref.job_id << "\n";
+      }
+      return static_cast<int>(k_exit_ok);
+    };
+  });
+}
+
+}  // namespace ezpz

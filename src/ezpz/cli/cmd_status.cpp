@@ -1,0 +1,66 @@
+// `ezpz status`: the state of recorded or named jobs, with exit codes.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/cli/job_commands.hpp"
+#include "ezpz/util/exit_codes.hpp"
+
+namespace ezpz {
+namespace {
+
+struct StatusFlags {
+  std::vector<std::string> ids;
+  std::string records;
+  std::string system;
+  bool json = false;
+};
+
+int run_status(const StatusFlags& flags) {
+  Environment env = Environment::from_process();
+  std::string root = records_root(flags.records, std::filesystem::current_path().string());
+  std::vector<std::string> ids = flags.ids;
+  if (ids.empty()) {
+    for (const auto& record : list_records(root)) ids.push_back(record.job_id);
+    if (ids.empty()) throw UserError("no job ids given and no job records in " + root, "ezpz status JOBID");
+  }
+  SystemProcessRunner runner;
+  nlohmann::json all = nlohmann::json::array();
+  if (!flags.json) std::cout << "JOB ID                    NAME                 STATE       EXIT  SUBMITTED\n";
+  for (const auto& id : ids) {
+    JobRef ref = find_job(env, root, id, flags.system);
+    JobStatus status = query_status(*ref.scheduler, ref.job_id, runner);
+    std::string name = ref.record ? ref.record->name : "";
+    std::string exit = status.exit_code ? std::to_string(*status.exit_code) : "-";
+    if (flags.json) {
+      all.push_back({{"job_id", ref.job_id}, {"name", name}, {"state", status.state},
+                     {"exit_code", status.exit_code ? nlohmann::json(*status.exit_code) : nlohmann::json()},
+                     {"scheduler_state", status.scheduler_state}, {"detail", status.detail},
+                     {"record", ref.record ? ref.record->dir : ""}});
+      continue;
+    }
+    auto pad = [](std::string text, size_t width) { return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' '); };
+    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(status.state, 12) << pad(exit, 6)
+              << (ref.record ? ref.record->submitted_at : "") << (status.detail.empty() ? "" : "  (" + status.detail + ")")
+              << "\n";
+  }
+  if (flags.json) std::cout << all.dump(2) << "\n";
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void add_status_command(CLI::App& app, CommandAction& action) {
+  auto flags = std::make_shared<StatusFlags>();
+  CLI::App* command = app.add_subcommand("status", "Show the state of jobs: queued, held, running, completed, failed, cancelled");
+  command->add_option("jobs", flags->ids, "job ids (default: every job in the records directory)");
+  command->add_option("--system", flags->system, "system of jobs without a record (default: $EZPZ_SYSTEM, else detected)");
+  command->add_flag("--json", flags->json, "print JSON");
+  add_records_option(*command, flags->records);
+  command->footer("PBS: qstat -x -f -F json (finished jobs need server job history). Slurm: scontrol show job,\n"
+                  "which keeps finished jobs for MinJobAge; after that a job's state is 'unknown'.");
+  command->callback([&action, flags] { action = [flags] { return run_status(*flags); }; });
+}
+
+}  // namespace ezpz

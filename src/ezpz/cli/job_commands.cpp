@@ -1,0 +1,46 @@
+// Shared pieces of the job commands.
+#include "ezpz/cli/job_commands.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "ezpz/cli/runtime_command.hpp"
+
+namespace ezpz {
+
+JobRef find_job(const Environment& env, const std::string& records, const std::string& job_id,
+                const std::string& system_flag) {
+  JobRef ref;
+  ref.job_id = job_id;
+  ref.record = find_record(records, job_id);
+  if (ref.record) {
+    ref.job_id = ref.record->job_id;
+    ref.scheduler = &env.catalog.scheduler(ref.record->scheduler);
+  } else {
+    ref.scheduler = &env.catalog.scheduler(env.catalog.system(runtime_system(env, system_flag)).scheduler);
+  }
+  return ref;
+}
+
+JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner) {
+  double interval = 2.0;
+  if (const char* text = std::getenv("EZPZ_POLL_SECONDS"); text != nullptr && *text != '\0') interval = std::atof(text);
+  while (true) {
+    JobStatus status = query_status(scheduler, job_id, runner);
+    if (status.done()) return status;
+    std::this_thread::sleep_for(std::chrono::duration<double>(interval));
+  }
+}
+
+int exit_code_of(const JobStatus& status) {
+  if (status.state == "completed") return 0;
+  if (status.exit_code && *status.exit_code != 0) return *status.exit_code;
+  return status.state == "failed" || status.state == "cancelled" ? 1 : 0;
+}
+
+void add_records_option(CLI::App& command, std::string& records) {
+  command.add_option("--records", records, "job records directory (default: $EZPZ_RECORDS_DIR, else ./.ezpz/jobs)");
+}
+
+}  // namespace ezpz

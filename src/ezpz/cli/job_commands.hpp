@@ -1,0 +1,35 @@
+// What submit, status, cancel and logs share: where records are, and how a job id finds its scheduler.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ezpz/cli/job_options.hpp"
+#include "ezpz/submit/job_record.hpp"
+#include "ezpz/submit/process.hpp"
+#include "ezpz/submit/status.hpp"
+
+namespace ezpz {
+
+struct JobRef {
+  std::string job_id;
+  std::optional<JobRecord> record;
+  const Scheduler* scheduler = nullptr;
+};
+
+// The job `job_id`: its record under `records` if there is one (then its scheduler), else the
+// scheduler of `system_flag`, $EZPZ_SYSTEM or the detected system.
+JobRef find_job(const Environment& env, const std::string& records, const std::string& job_id,
+                const std::string& system_flag);
+
+// Polls until the job is done; returns its last status. `interval_seconds` from $EZPZ_POLL_SECONDS
+// when set (tests), else 2.
+JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner);
+
+// The exit code `ezpz submit --wait` and `ezpz status --wait` return for a finished job.
+int exit_code_of(const JobStatus& status);
+
+// Adds --records to a job command.
+void add_records_option(CLI::App& command, std::string& records);
+
+}  // namespace ezpz

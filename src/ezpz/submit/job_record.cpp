@@ -1,0 +1,103 @@
+// Job records on disk.
+#include "ezpz/submit/job_record.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "ezpz/util/error.hpp"
+
+namespace ezpz {
+namespace fs = std::filesystem;
+
+nlohmann::json JobRecord::to_json() const {
+  return {{"job_id", job_id}, {"scheduler", scheduler},   {"system", system}, {"name", name},
+          {"submit_dir", submit_dir}, {"submit_command", submit_command}, {"output", output},
+          {"error", error}, {"submitted_at", submitted_at}};
+}
+
+JobRecord JobRecord::from_json(const nlohmann::json& json, const std::string& dir) {
+  JobRecord record;
+  record.job_id = json.at("job_id").get<std::string>();
+  record.scheduler = json.at("scheduler").get<std::string>();
+  record.system = json.value("system", "");
+  record.name = json.value("name", "");
+  record.submit_dir = json.value("submit_dir", "");
+  record.submit_command = json.value("submit_command", std::vector<std::string>{});
+  record.output = json.value("output", "");
+  record.error = json.value("error", "");
+  record.submitted_at = json.value("submitted_at", "");
+  record.dir = dir;
+  return record;
+}
+
+std::string records_root(const std::string& flag, const std::string& base) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("EZPZ_RECORDS_DIR"); env != nullptr && *env != '\0') return env;
+  return (fs::path(base.empty() ? "." : base) / ".ezpz" / "jobs").string();
+}
+
+std::string record_dir(const std::string& root, const std::string& job_id) {
+  std::string safe = job_id;
+  std::replace(safe.begin(), safe.end(), '/', '_');
+  return (fs::path(root) / safe).string();
+}
+
+void write_file(const std::string& path, const std::string& text, bool executable) {
+  std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
+    }
+  }
+  if (executable) ::chmod(temporary.c_str(), 0755);
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
+  }
+}
+
+std::vector<JobRecord> list_records(const std::string& root) {
+  std::vector<std::pair<fs::file_time_type, JobRecord>> found;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(root, error)) {
+    fs::path file = entry.path() / "record.json";
+    if (!fs::exists(file, error)) continue;
+    try {
+      std::ifstream in(file);
+      found.emplace_back(fs::last_write_time(file, error), JobRecord::from_json(nlohmann::json::parse(in), entry.path().string()));
+    } catch (const std::exception& problem) {
+      std::cerr << "ezpz: warning: skipping unreadable record " << file.string() << ": " << problem.what() << "\n";
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<JobRecord> records;
+  for (auto& item : found) records.push_back(std::move(item.second));
+  return records;
+}
+
+std::optional<JobRecord> find_record(const std::string& root, const std::string& job_id) {
+  fs::path file = fs::path(record_dir(root, job_id)) / "record.json";
+  std::error_code error;
+  if (!fs::exists(file, error)) {
+    // Accept the short form of an id ("8414055" for "8414055.aurora-pbs-0001…").
+    for (auto& record : list_records(root)) {
+      if (record.job_id.rfind(job_id + ".", 0) == 0) return record;
+    }
+    return std::nullopt;
+  }
+  std::ifstream in(file);
+  return JobRecord::from_json(nlohmann::json::parse(in), fs::path(file).parent_path().string());
+}
+
+}  // namespace ezpz

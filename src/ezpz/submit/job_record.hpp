@@ -1,0 +1,45 @@
+// A submitted job's record on disk (.ezpz/jobs/<job id>/): the exact script, the resolved job and how
+// to find it again (scheduler, output paths), so status, cancel and logs work later.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ezpz {
+
+struct JobRecord {
+  std::string job_id;
+  std::string scheduler;  // schedulers/<name>.yaml
+  std::string system;
+  std::string name;
+  std::string submit_dir;
+  std::vector<std::string> submit_command;
+  std::string output;  // absolute path of the job's standard output ("" when unknown)
+  std::string error;   // absolute path of its standard error ("" when joined with output)
+  std::string submitted_at;  // UTC, ISO 8601
+  std::string dir;     // the record directory itself
+
+  nlohmann::json to_json() const;
+  static JobRecord from_json(const nlohmann::json& json, const std::string& dir);
+};
+
+// Where records live: $EZPZ_RECORDS_DIR, else `.ezpz/jobs` under `base` (the spec's directory for
+// submit, the current directory otherwise).
+std::string records_root(const std::string& flag, const std::string& base);
+
+// The directory for a job id in `root` (ids are made file-name safe).
+std::string record_dir(const std::string& root, const std::string& job_id);
+
+// Writes `text` to `path` through a temporary file and a rename. Throws UserError on failure.
+void write_file(const std::string& path, const std::string& text, bool executable = false);
+
+// Every record under `root`, oldest first; a record that cannot be read is skipped with a warning.
+std::vector<JobRecord> list_records(const std::string& root);
+
+// The record of `job_id` under `root`, if there is one.
+std::optional<JobRecord> find_record(const std::string& root, const std::string& job_id);
+
+}  // namespace ezpz

@@ -1,0 +1,65 @@
+// Reading scheduler status output: PBS JSON and Slurm scontrol, table-driven.
+#include "ezpz/submit/status.hpp"
+
+#include <gtest/gtest.h>
+
+#include "../test_support.hpp"
+#include "fake_runner.hpp"
+
+namespace ezpz {
+namespace {
+
+struct Case {
+  const char* scheduler;
+  ProcessResult answer;
+  const char* state;
+  int exit_code;  // -1: none
+};
+
+void PrintTo(const Case& c, std::ostream* out) { *out << c.scheduler << " " << c.state; }
+
+class QueryStatus : public ::testing::TestWithParam<Case> {};
+
+TEST_P(QueryStatus, MapsTheSchedulersWordsToOurs) {
+  const Case& c = GetParam();
+  test::FakeRunner runner;
+  runner.answers.push_back(c.answer);
+  JobStatus status = query_status(test::builtin_catalog().scheduler(c.scheduler), "42", runner);
+  EXPECT_EQ(status.state, c.state);
+  if (c.exit_code < 0) {
+    EXPECT_FALSE(status.exit_code);
+  } else {
+    ASSERT_TRUE(status.exit_code);
+    EXPECT_EQ(*status.exit_code, c.exit_code);
+  }
+  ASSERT_EQ(runner.calls.size(), 1u);
+  EXPECT_NE(std::find(runner.calls[0].begin(), runner.calls[0].end(), "42"), runner.calls[0].end());
+}
+
+std::string pbs(const std::string& state, const std::string& extra = "") {
+  return R"({"timestamp":1,"pbs_version":"2022","Jobs":{"42.server":{"Job_Name":"t","job_state":")" + state + "\"" + extra + "}}}";
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, QueryStatus, ::testing::Values(
+    Case{"pbs", {0, pbs("Q"), ""}, "queued", -1},
+    Case{"pbs", {0, pbs("H"), ""}, "held", -1},
+    Case{"pbs", {0, pbs("R"), ""}, "running", -1},
+    Case{"pbs", {0, pbs("F", R"(,"Exit_status":0)"), ""}, "completed", 0},
+    Case{"pbs", {0, pbs("F", R"(,"Exit_status":3)"), ""}, "failed", 3},
+    Case{"pbs", {0, pbs("F", R"(,"Exit_status":271)"), ""}, "cancelled", 143},
+    Case{"pbs", {153, "", "qstat: Unknown Job Id 42.server\n"}, "unknown", -1},
+    Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=Resources ExitCode=0:0\n", ""}, "queued", -1},
+    Case{"slurm", {0, "JobId=42 JobName=t JobState=RUNNING Reason=None ExitCode=0:0\n", ""}, "running", -1},
+    Case{"slurm", {0, "JobId=42 JobName=t JobState=COMPLETED Reason=None ExitCode=0:0\n", ""}, "completed", 0},
+    Case{"slurm", {0, "JobId=42 JobName=t JobState=FAILED Reason=NonZeroExitCode ExitCode=7:0\n", ""}, "failed", 7},
+    Case{"slurm", {0, "JobId=42 JobName=t JobState=CANCELLED Reason=None ExitCode=0:15\n", ""}, "cancelled", 143},
+    Case{"slurm", {1, "", "slurm_load_jobs error: Invalid job id specified\n"}, "unknown", -1}));
+
+TEST(QueryStatus, ASchedulerThatCannotRunIsAnError) {
+  test::FakeRunner runner;
+  runner.answers.push_back({127, "", "scontrol: command not found"});
+  EXPECT_THROW(query_status(test::builtin_catalog().scheduler("slurm"), "42", runner), UserError);
+}
+
+}  // namespace
+}  // namespace ezpz

@@ -1,0 +1,118 @@
+// Submitting through a fake runner: records on disk, job ids parsed, failures loud and lossless.
+#include "ezpz/submit/submit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../test_support.hpp"
+#include "fake_runner.hpp"
+
+namespace ezpz {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Fixture {
+  fs::path root = fs::temp_directory_path() / ("ezpz-records-" + std::to_string(::getpid()));
+  Fixture() { fs::remove_all(root); }
+  ~Fixture() { fs::remove_all(root); }
+
+  SubmitOptions options(bool hold = false) const { return SubmitOptions{root.string(), "/work/submit", hold, "2026-11-21T12:00:00Z"}; }
+};
+
+ResolvedJob job_for(const std::string& spec, std::vector<std::string> set = {}) {
+  return test::resolve_layers({spec, {}, std::move(set), ""});
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(Submit, SlurmParsableIdAndARecordNamedAfterIt) {
+  Fixture f;
+  ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
+  Script script = render(job, test::builtin_catalog(), "/opt/ezpz/bin/ezpz");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "4242;cluster\n", ""});
+  JobRecord record = submit(job, script, runner, f.options());
+  EXPECT_EQ(record.job_id, "4242");
+  ASSERT_EQ(runner.calls.size(), 1u);
+  EXPECT_EQ(runner.calls[0][0], "sbatch");
+  EXPECT_EQ(runner.calls[0][1], "--parsable");
+  EXPECT_EQ(runner.cwds[0], "/work/submit");
+  EXPECT_EQ(read(fs::path(record.dir) / "job.sh"), script.text) << "the exact script is kept";
+  EXPECT_TRUE(fs::exists(fs::path(record.dir) / "job.json"));
+  EXPECT_EQ(record.output, "/work/submit/slurm-4242.out");
+  auto found = find_record(f.root.string(), "4242");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->scheduler, "slurm");
+  EXPECT_EQ(found->submitted_at, "2026-11-21T12:00:00Z");
+}
+
+TEST(Submit, PbsLongJobIdsHoldAndOutputNames) {
+  Fixture f;
+  ResolvedJob job = job_for("system: aurora\naccount: P\nname: llama\nrun: [x]\n");
+  Script script = render(job, test::builtin_catalog(), "/opt/ezpz/bin/ezpz");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov\n", ""});
+  JobRecord record = submit(job, script, runner, f.options(true));
+  EXPECT_EQ(record.job_id, "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov");
+  EXPECT_EQ(runner.calls[0][0], "qsub");
+  EXPECT_EQ(runner.calls[0][1], "-h");
+  EXPECT_EQ(record.output, "/work/submit/llama.o8414055");
+  EXPECT_TRUE(find_record(f.root.string(), "8414055")) << "the short id finds the record";
+}
+
+TEST(Submit, SpecOutputPathsExpandSlurmPatterns) {
+  Fixture f;
+  ResolvedJob job = job_for("system: slurm\nname: t\noutput: logs/%x-%j.out\nrun: [x]\n");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "77\n", ""});
+  JobRecord record = submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
+  EXPECT_EQ(record.output, "/work/submit/logs/t-77.out");
+}
+
+TEST(Submit, AFailedSubmissionNamesTheCommandShowsStderrAndKeepsTheScript) {
+  Fixture f;
+  ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
+  test::FakeRunner runner;
+  runner.answers.push_back({1, "", "sbatch: error: invalid partition specified: nope\n"});
+  try {
+    submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    const auto& d = error.diagnostics()[0];
+    EXPECT_NE(d.message.find("sbatch failed (exit code 1): sbatch --parsable "), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("invalid partition specified: nope"), std::string::npos);
+    std::string kept = d.hint.substr(d.hint.find('/'));
+    EXPECT_TRUE(fs::exists(kept)) << kept;
+  }
+}
+
+TEST(Submit, OutputWithoutAJobIdIsAnError) {
+  Fixture f;
+  ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "Submitted batch job 12\n", ""});  // what sbatch prints without --parsable
+  EXPECT_THROW(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()), UserError);
+}
+
+TEST(Submit, LocalSystemHasNothingToSubmitTo) {
+  Fixture f;
+  ResolvedJob job = job_for("system: local\nrun: [x]\n");
+  test::FakeRunner runner;
+  EXPECT_THROW(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()), UserError);
+  EXPECT_TRUE(runner.calls.empty());
+}
+
+TEST(JobNumber, TakesTheLeadingDigits) {
+  EXPECT_EQ(job_number("8414055.aurora-pbs-0001"), "8414055");
+  EXPECT_EQ(job_number("42_3"), "42");
+  EXPECT_EQ(job_number("77"), "77");
+}
+
+}  // namespace
+}  // namespace ezpz
