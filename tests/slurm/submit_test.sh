@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# ezpz submit/status/logs/cancel against the real Slurm cluster on localhost: a 2-node job of the
+# generic Slurm profile runs `ezpz test` as 2 ranks per node through srun + ezpz exec, completes, and
+# its output shows 4 ranks on 2 distinct nodes with a correct all-reduce; a running job is cancelled;
+# a nonexistent partition is a loud error that keeps the script.
+#   submit_test.sh CLUSTER_DIR EZPZ
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
+source "$here/../e2e/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$here/lib.sh"
+require_slurm
+cluster=$1
+ezpz=$2
+env_lines=$("$here/cluster.sh" env "$cluster") || exit 1
+eval "$env_lines"
+export EZPZ_POLL_SECONDS=0.5 EZPZ_RECORDS_DIR="$workdir/records"
+unset EZPZ_SYSTEM
+cd "$workdir" || exit 1
+state_of() {  # state_of JOBID -> the state ezpz status reports
+  "$ezpz" status "$1" --json 2>/dev/null | python3 -c "import json, sys; print(json.load(sys.stdin)[0]['state'])" 2>/dev/null
+}
+
+# The virtual nodes n1, n2 share this host: rendezvous on loopback, Gloo over lo.
+cat >"$workdir/job.yaml" <<YAML
+name: ezpz-e2e
+system: slurm
+queue: debug
+nodes: 2
+ranks_per_node: 2
+walltime: 5m
+env: {MASTER_ADDR: 127.0.0.1, GLOO_SOCKET_IFNAME: lo}
+run: [$ezpz, test, --iterations, "3", --size-mb, "1"]
+YAML
+
+job=$("$ezpz" submit job.yaml --wait 2>"$workdir/submit.err")
+status=$?
+check "submit --wait returns the job's exit code 0 ($(tail -n 5 "$workdir/submit.err"))" test "$status" -eq 0
+check "only the job id is printed on stdout (got '$job')" grep -qx '[0-9][0-9]*' <<<"$job"
+check "the record keeps the exact script" test -x "$workdir/records/$job/job.sh"
+check "the record keeps the resolved job" python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$workdir/records/$job/job.json"
+check "status of the finished job is completed" test "$(state_of "$job")" = completed
+check "status --json has exit code 0" bash -c "'$ezpz' status '$job' --json | grep -q '\"exit_code\": 0'"
+
+"$ezpz" logs "$job" >"$workdir/logs.txt" 2>&1
+check "logs show 4 ranks on 2 nodes and a correct all-reduce ($(tail -n 3 "$workdir/logs.txt"))" \
+  grep -q "ezpz test: 4 ranks on 2 node(s): all-reduce, broadcast, barrier OK" "$workdir/logs.txt"
+check "the ranks ran on two distinct virtual nodes" \
+  test "$(grep -E '^ +[0-9]+ +[0-9]+ +n[0-9]' "$workdir/logs.txt" | awk '{print $3}' | sort -u | tr '\n' ' ')" = "n1 n2 "
+
+# Cancel a running job.
+cat >"$workdir/sleep.yaml" <<'YAML'
+name: ezpz-sleep
+system: slurm
+queue: debug
+nodes: 1
+walltime: 5m
+run: [sleep, "300"]
+YAML
+sleeper=$("$ezpz" submit sleep.yaml 2>/dev/null)
+for _ in $(seq 150); do
+  [[ $(state_of "$sleeper") == running ]] && break
+  sleep 0.2
+done
+check "cancel exits 0" "$ezpz" cancel "$sleeper"
+state=
+for _ in $(seq 150); do
+  state=$(state_of "$sleeper")
+  [[ $state == cancelled ]] && break
+  sleep 0.2
+done
+check "the cancelled job is reported cancelled (got '$state')" test "$state" = cancelled
+
+# A partition that does not exist: a loud failure that keeps the rendered script.
+"$ezpz" submit job.yaml --set queue=nope >"$workdir/nope.out" 2>"$workdir/nope.err"
+check "submitting to a nonexistent partition exits 1" test $? -eq 1
+check "nothing on stdout" test ! -s "$workdir/nope.out"
+check "the error names sbatch and its command ($(head -c 300 "$workdir/nope.err"))" \
+  grep -q "sbatch failed (exit code 1): sbatch --parsable" "$workdir/nope.err"
+check "sbatch's own message is shown" grep -qi "invalid partition" "$workdir/nope.err"
+kept=$(grep -o "kept at .*" "$workdir/nope.err" | cut -d' ' -f3)
+check "the script is kept ($kept)" test -s "$kept"
+finish
