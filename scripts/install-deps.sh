@@ -5,9 +5,10 @@ set -euo pipefail
 
 build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev
                 libmstch-dev libxxhash-dev)
-# Tests also run real launchers (MPICH, Open MPI) and the LibTorch smoke test (libtorch-dev, libgloo-dev).
+# Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev) and a
+# real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm).
 test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
-               libtorch-dev libgloo-dev)
+               libtorch-dev libgloo-dev slurm-wlm munge)
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;
