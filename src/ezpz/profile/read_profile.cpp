@@ -348,6 +348,10 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                    {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
       {"submit_hold", [&](const Node& n) { r.list(s.submit_hold, n, "submit_hold"); }},
       {"status_format", [&](const Node& n) { r.choice(s.status_format, n, "status_format", {"pbs-json", "slurm-scontrol"}); }},
+      {"status_fallback", [&](const Node& n) { r.list(s.status_fallback, n, "status_fallback"); }},
+      {"status_fallback_format", [&](const Node& n) {
+         r.choice(s.status_fallback_format, n, "status_fallback_format", {"slurm-sacct"});
+       }},
       {"states", [&](const Node& n) {
          std::vector<std::pair<std::string, std::string>> states;
          r.variables(states, n, "states");

@@ -32,6 +32,8 @@ struct Scheduler {
   std::string job_id_pattern;             // first group of a match on the submit output = the job id
   std::vector<std::string> status;        // {job_id}
   std::string status_format;              // which parser reads `status` output: pbs-json | slurm-scontrol
+  std::vector<std::string> status_fallback;  // asked when `status` no longer knows the job
+  std::string status_fallback_format;
   std::map<std::string, std::string> states;  // scheduler state → queued|held|running|finished|completed|failed|cancelled
   std::vector<std::string> cancel;
   std::string default_output;  // where output goes without `output:` ({name}, {job_number})

@@ -29,7 +29,12 @@ void parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatu
   const auto& job = json["Jobs"].begin().value();
   status.scheduler_state = job.value("job_state", "");
   status.state = mapped(scheduler, status.scheduler_state);
-  if (status.state != "finished" || !job.contains("Exit_status")) return;
+  if (status.state != "finished") return;
+  if (!job.contains("Exit_status")) {
+    // Substate 91: deleted before it ran (qdel of a queued or held job), so no exit status.
+    if (job.value("substate", 0) == 91) status.state = "cancelled";
+    return;
+  }
   int code = job["Exit_status"].get<int>();
   status.exit_code = code;
   if (code == 0) {
@@ -65,11 +70,46 @@ void parse_slurm_scontrol(const Scheduler& scheduler, const std::string& out, Jo
   if (fields.count("Reason") && fields["Reason"] != "None") status.detail = fields["Reason"];
 }
 
+// sacct -n -P -X -o State,ExitCode: "COMPLETED|0:0" (the State may carry " by UID": "CANCELLED by 0").
+void parse_slurm_sacct(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
+  std::string line = trim(out).substr(0, trim(out).find('\n'));
+  auto bar = line.find('|');
+  if (line.empty() || bar == std::string::npos) {
+    status.state = "unknown";
+    status.detail = "neither slurmctld nor accounting knows this job";
+    return;
+  }
+  std::string state = line.substr(0, bar);
+  state = state.substr(0, state.find(' '));
+  parse_slurm_scontrol(scheduler, "JobState=" + state + " ExitCode=" + line.substr(bar + 1), status);
+}
+
 using Parser = std::function<void(const Scheduler&, const std::string&, JobStatus&)>;
 const std::map<std::string, Parser> k_parsers = {
     {"pbs-json", parse_pbs_json},
     {"slurm-scontrol", parse_slurm_scontrol},
+    {"slurm-sacct", parse_slurm_sacct},
 };
+
+std::vector<std::string> with_id(const std::vector<std::string>& command, const std::string& job_id) {
+  std::vector<std::string> argv;
+  for (const auto& word : command) argv.push_back(word == "{job_id}" ? job_id : word);
+  return argv;
+}
+
+// The scheduler's accounting, for a job its live status no longer shows.
+void ask_accounting(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner, JobStatus& status) {
+  status.state = "unknown";
+  status.detail = "the scheduler no longer knows this job (finished and purged, or never existed)";
+  auto parser = k_parsers.find(scheduler.status_fallback_format);
+  if (scheduler.status_fallback.empty() || parser == k_parsers.end()) return;
+  ProcessResult result = runner.run(with_id(scheduler.status_fallback, job_id));
+  if (result.exit_code != 0) {
+    status.detail += "; " + scheduler.status_fallback[0] + ": " + trim(result.err);
+    return;
+  }
+  parser->second(scheduler, result.out, status);
+}
 
 // What schedulers print for an id they do not know (any more).
 const char* const k_unknown_job[] = {"Unknown Job Id", "Invalid job id specified"};
@@ -87,14 +127,12 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
   if (scheduler.status.empty() || parser == k_parsers.end()) {
     throw UserError("scheduler '" + scheduler.name + "' has no status command");
   }
-  std::vector<std::string> argv;
-  for (const auto& word : scheduler.status) argv.push_back(word == "{job_id}" ? job_id : word);
+  std::vector<std::string> argv = with_id(scheduler.status, job_id);
   ProcessResult result = runner.run(argv);
   if (result.exit_code != 0) {
     for (const char* text : k_unknown_job) {
       if (result.err.find(text) != std::string::npos || result.out.find(text) != std::string::npos) {
-        status.state = "unknown";
-        status.detail = "the scheduler no longer knows this job (finished and purged, or never existed)";
+        ask_accounting(scheduler, job_id, runner, status);
         return status;
       }
     }
