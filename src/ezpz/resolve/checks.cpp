@@ -1,5 +1,6 @@
 // Checks that need the profile: names and directive values, required keys, queues and their limits.
 #include <algorithm>
+#include <map>
 #include <cstring>
 
 #include "ezpz/resolve/resolver.hpp"
@@ -73,6 +74,25 @@ void Resolver::check_directive_values() {
         d.error(at(value->origin),
                 "'" + path + "' value '" + printable(item) + "' cannot go into a scheduler directive",
                 "spaces, quotes, backslashes, '#' and control characters are not allowed there");
+      }
+    }
+  }
+  // An escape-hatch argument may replace a profile's directive (-l place=…), but not one a spec key
+  // owns: ezpz checked the key's value (queue limits, walltime), not the argument's.
+  std::map<std::string, std::string> owned;  // option → spec key
+  std::vector<std::string> keys;
+  for (const auto& [path, doc] : job_spec_keys()) keys.push_back(path);
+  for (const auto& [name, text] : job.scheduler->directives) {
+    if (text && std::find(keys.begin(), keys.end(), name) != keys.end()) owned[directive_option(*text)] = name;
+  }
+  if (job.spec.scheduler_args) {
+    for (const auto& arg : job.spec.scheduler_args->value) {
+      auto owner = owned.find(directive_option(arg));
+      if (owner != owned.end()) {
+        d.error(at(job.spec.scheduler_args->origin),
+                "scheduler argument '" + printable(arg) + "' sets '" + owner->first + "', which the spec key '" +
+                    owner->second + "' owns",
+                "set '" + owner->second + ":' in the spec instead, so ezpz can check it");
       }
     }
   }

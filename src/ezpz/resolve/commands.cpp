@@ -8,8 +8,9 @@
 namespace ezpz {
 namespace {
 
-// The option a directive sets: "--time" for "--time=1:00:00", "-l place" for "-l place=scatter",
-// "-q" for "-q debug". Two directives with the same option conflict.
+
+}  // namespace
+
 std::string directive_option(const std::string& line) {
   auto words = split_words(line);
   if (words.empty()) return {};
@@ -17,8 +18,6 @@ std::string directive_option(const std::string& line) {
   if ((option == "-l" || option == "-W") && words.size() > 1) option += " " + words[1].substr(0, words[1].find('='));
   return option;
 }
-
-}  // namespace
 
 std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
                                        const std::map<std::string, std::string>& values, const std::string& context) {

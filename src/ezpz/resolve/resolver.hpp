@@ -22,6 +22,10 @@ inline Origin from_profile(const SystemProfile& profile, SourceLoc loc, std::str
   return Origin{OriginKind::profile, std::move(loc), std::move(note)};
 }
 
+// The option a directive sets: "--time" for "--time=1:00:00", "-l place" for "-l place=scatter",
+// "-q" for "-q debug". Two directives with the same option conflict.
+std::string directive_option(const std::string& line);
+
 // The launcher words of `groups` expanded with `values` (see util/option_template.hpp).
 std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
                                        const std::map<std::string, std::string>& values, const std::string& context);

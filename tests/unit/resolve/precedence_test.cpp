@@ -179,15 +179,23 @@ TEST(Resolve, ReportsOneProblemOnceAndAlwaysWithAPlace) {
 
 TEST(Resolve, SchedulerArgsReplaceTheDirectiveForTheSameOption) {
   ResolvedJob job = test::resolve_layers(
-      {"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l place=scatter:group=x', '-l select=1:ngpus=4']\n",
-       {},
-       {},
-       ""});
+      {"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l place=scatter:group=x']\n", {}, {}, ""});
   int place = 0;
   for (const auto& line : job.directives) place += line.rfind("-l place=", 0) == 0;
   EXPECT_EQ(place, 1);
-  EXPECT_EQ(job.directives.back(), "-l select=1:ngpus=4");
-  EXPECT_EQ(std::count(job.directives.begin(), job.directives.end(), "-l select=1:system=polaris"), 0);
+  EXPECT_EQ(job.directives.back(), "-l place=scatter:group=x");
+}
+
+TEST(Resolve, SchedulerArgsMayNotSetWhatASpecKeyOwns) {
+  // -l select would leave the launcher's rank count, computed from `nodes`, out of step.
+  std::string messages = test::error_messages([] {
+    test::resolve_layers({"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l select=1:ngpus=4']\n", {}, {}, ""});
+  });
+  EXPECT_NE(messages.find("sets '-l select', which the spec key 'nodes' owns"), std::string::npos) << messages;
+  messages = test::error_messages([] {
+    test::resolve_layers({"system: slurm\nrun: [x]\nscheduler_args: ['--time=5']\n", {}, {}, ""});
+  });
+  EXPECT_NE(messages.find("which the spec key 'walltime' owns"), std::string::npos) << messages;
 }
 
 TEST(Resolve, MultiNodeOnlyBackendVariablesFollowTheNodeCount) {
