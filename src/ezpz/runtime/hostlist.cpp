@@ -158,7 +158,7 @@ class Parser {
     Parsed::Name name{pos, pos, parsed.pieces.size(), parsed.groups.size(), 0};
     size_t piece = pos;
     while (true) {
-      while (pos < m_list.size() && !is_special(m_list[pos])) ++pos;
+      pos = skip_ordinary(pos);
       if (pos == m_list.size() || m_list[pos] == ',') break;
       char c = m_list[pos];
       if (c == '[') {
@@ -175,6 +175,14 @@ class Parser {
     parsed.pieces.push_back(m_list.substr(piece, pos - piece));
     name.end = pos;
     parsed.names.push_back(name);
+  }
+
+  // The position of the first character at or after `pos` that means something in a list.
+  size_t skip_ordinary(size_t pos) const {
+    const char* data = m_list.data();
+    const size_t size = m_list.size();
+    while (pos < size && !is_special(data[pos])) ++pos;
+    return pos;
   }
 
   [[noreturn]] void unclosed(size_t open) const { fail(open, "'[' is never closed", 1, "add the missing ']'"); }
@@ -330,10 +338,9 @@ struct Split {
         continue;
       }
       size_t start = i;
-      while (i < host.size() && is_digit(host[i])) ++i;
+      Count value = 0;  // wraps for runs too long to be counters, which stay text anyway
+      for (; i < host.size() && is_digit(host[i]); ++i) value = value * 10 + static_cast<Count>(host[i] - '0');
       if (i - start > k_max_digits) continue;
-      Count value = 0;
-      for (size_t k = start; k < i; ++k) value = value * 10 + static_cast<Count>(host[k] - '0');
       texts.push_back(host.substr(text, start - text));
       numbers.push_back(Number{value, i - start});
       text = i;
@@ -341,6 +348,15 @@ struct Split {
     texts.push_back(host.substr(text));
     fields.push_back(numbers.size() - first_number.back());
     return std::string_view::npos;
+  }
+
+  // Text pieces are short ("nid", "c", "b0n"): compared inline rather than through memcmp.
+  static int compare_text(std::string_view a, std::string_view b) {
+    size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+    }
+    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
   }
 
   // The order of compressed lists: text pieces as text, digit runs by value and then by written
@@ -352,7 +368,7 @@ struct Split {
     const Number* na = &numbers[first_number[a]];
     const Number* nb = &numbers[first_number[b]];
     for (size_t i = 0;; ++i) {
-      int order = ta[i].compare(tb[i]);
+      int order = compare_text(ta[i], tb[i]);
       if (order != 0) return order < 0;
       if (i == n) break;
       if (na[i].value != nb[i].value) return na[i].value < nb[i].value;
@@ -363,7 +379,12 @@ struct Split {
 
   bool same_texts(size_t a, size_t b) const {
     if (fields[a] != fields[b]) return false;
-    return std::equal(&texts[first_text(a)], &texts[first_text(a)] + fields[a] + 1, &texts[first_text(b)]);
+    const std::string_view* ta = &texts[first_text(a)];
+    const std::string_view* tb = &texts[first_text(b)];
+    for (size_t i = 0; i <= fields[a]; ++i) {
+      if (compare_text(ta[i], tb[i]) != 0) return false;
+    }
+    return true;
   }
 };
 
@@ -407,7 +428,7 @@ Items merge_field(const Split& split, const Items& in, size_t f) {
   out.spans.reserve(in.spans.size());
   out.values.reserve(in.values.size());
   auto copy = [&](const Span& span) {
-    out.values.insert(out.values.end(), in.values.data() + span.begin, in.values.data() + span.begin + span.count);
+    for (size_t k = 0; k < span.count; ++k) out.values.push_back(in.values[span.begin + k]);  // mostly 1
   };
   for (size_t i = 0; i < in.items.size();) {
     const Item& first = in.items[i];
