@@ -319,9 +319,12 @@ struct Split {
 
   size_t first_text(size_t host) const { return first_number[host] + host; }
 
-  void reserve(size_t hosts) {
-    texts.reserve(2 * hosts);
-    numbers.reserve(hosts);
+  // Room for `hosts` names shaped like `sample` (the names of one list usually share their shape).
+  void reserve(size_t hosts, std::string_view sample) {
+    size_t runs = 0;
+    for (size_t i = 0; i < sample.size(); ++i) runs += is_digit(sample[i]) && (i == 0 || !is_digit(sample[i - 1]));
+    texts.reserve((runs + 1) * hosts);
+    numbers.reserve(runs * hosts);
     first_number.reserve(hosts);
     fields.reserve(hosts);
   }
@@ -414,15 +417,23 @@ struct Items {
 // Whether `a` and `b` differ in field `f` only.
 bool mergeable(const Split& split, const Items& items, const Item& a, const Item& b, size_t f) {
   size_t fields = split.fields[a.host];
-  if (f >= fields || !split.same_texts(a.host, b.host)) return false;
+  if (f >= fields || split.fields[b.host] != fields) return false;
+  // Neighbours differ in their numbers far more often than in their texts: numbers first.
   for (size_t g = 0; g < fields; ++g) {
     if (g != f && !items.same_values(items.span(a, g), items.span(b, g))) return false;
   }
-  return true;
+  return split.same_texts(a.host, b.host);
 }
 
-// Merges runs of neighbours that differ in field `f` only into one item.
-Items merge_field(const Split& split, const Items& in, size_t f) {
+// Merges runs of neighbours that differ in field `f` only into one item. Returns false, leaving
+// `items` as they are, when no neighbours do (a field that never varies, like "b0" in Cray names).
+bool merge_field(const Split& split, Items& items, size_t f) {
+  bool any = false;
+  for (size_t i = 0; i + 1 < items.items.size() && !any; ++i) {
+    any = mergeable(split, items, items.items[i], items.items[i + 1], f);
+  }
+  if (!any) return false;
+  const Items& in = items;
   Items out;
   out.items.reserve(in.items.size());
   out.spans.reserve(in.spans.size());
@@ -443,7 +454,8 @@ Items merge_field(const Split& split, const Items& in, size_t f) {
     }
     i = j;
   }
-  return out;
+  items = std::move(out);
+  return true;
 }
 
 // Whether a range of width `width` prints `number` as it was written: padded to exactly that width, or
@@ -518,7 +530,7 @@ std::string first_host(std::string_view list, std::string_view what) {
 
 std::string compress_hostlist(const std::vector<std::string>& hosts) {
   Split split;
-  split.reserve(hosts.size());
+  split.reserve(hosts.size(), hosts.empty() ? std::string_view() : std::string_view(hosts.front()));
   std::vector<size_t> order;
   order.reserve(hosts.size());
   size_t most_fields = 0;
@@ -550,7 +562,7 @@ std::string compress_hostlist(const std::vector<std::string>& hosts) {
   // Merge neighbours that differ in one field, rightmost field first ("nid[001-100]"), then leftwards:
   // hosts that form a grid end with one bracket group per varying field. Merging only neighbours keeps
   // the order, so the expansion of the result is the sorted list again.
-  for (size_t f = most_fields; f-- > 0;) items = merge_field(split, items, f);
+  for (size_t f = most_fields; f-- > 0;) merge_field(split, items, f);
 
   std::string out;
   for (const auto& item : items.items) {
