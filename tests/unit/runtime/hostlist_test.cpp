@@ -451,7 +451,7 @@ struct Output {
 
 // Runs `scontrol ARGS` with a minimal configuration in a temporary directory (scontrol refuses to
 // start without one, but `show hostnames|hostlist` never contacts a controller).
-class Scontrol : public ::testing::Test {
+class HostlistScontrol : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     s_dir = ::testing::TempDir() + "ezpz-scontrol-XXXXXX";
@@ -504,7 +504,7 @@ class Scontrol : public ::testing::Test {
 };
 
 // Lists Slurm 22.05 accepts: ezpz expands them exactly as `scontrol show hostnames` does.
-TEST_F(Scontrol, ExpandsLikeShowHostnames) {
+TEST_F(HostlistScontrol, ExpandsLikeShowHostnames) {
   for (const char* list : {"nid[001-003]",  "nid[001-003,010]",  "nid[08-10]",    "nid[8-10]", "nid[098-101]",
                            "nid[1-003]",    "nid[001-3]",        "nid[00-2]",     "nid[0-2]",  "nid[9-11]",
                            "nid[5]",        "nid[05]",           "a,b,c",         "c,a,b,a",   "login1,nid[001-002]",
@@ -517,7 +517,7 @@ TEST_F(Scontrol, ExpandsLikeShowHostnames) {
 }
 
 // Names given in sorted order: ezpz compresses them as `scontrol show hostlist` does.
-TEST_F(Scontrol, CompressesLikeShowHostlist) {
+TEST_F(HostlistScontrol, CompressesLikeShowHostlist) {
   for (const char* names :
        {"nid001,nid002,nid003,nid010", "nid08,nid09,nid10", "nid8,nid9,nid10", "nid098,nid099,nid100,nid101",
         "nid9,nid010", "nid1,nid01", "a1,a2,b,c5", "login1,login2,nid001", "x1000c0s0b0n0,x1000c0s0b0n1"}) {
@@ -529,7 +529,7 @@ TEST_F(Scontrol, CompressesLikeShowHostlist) {
 
 // Why ezpz has its own: scontrol refuses a name with two bracket groups (every Cray node list) and a
 // text after a bracket group (exit status 0, nothing on stdout); ezpz expands both.
-TEST_F(Scontrol, RefusesWhatEzpzExpands) {
+TEST_F(HostlistScontrol, RefusesWhatEzpzExpands) {
   for (const char* list : {"x1000c[0-1]s[0-1]b0n0", "a[1-2]b[3-4]c", "nid[1-3]-ib"}) {
     Output slurm = run({"show", "hostnames", list});
     EXPECT_EQ(slurm.out, "") << list;
