@@ -24,8 +24,7 @@ void add_cancel_command(CLI::App& app, CommandAction& action) {
       SystemProcessRunner runner;
       for (const auto& id : *ids) {
         JobRef ref = find_job(env, root, id, *system);
-        std::vector<std::string> argv;
-        for (const auto& word : ref.scheduler->cancel) argv.push_back(word == "{job_id}" ? ref.job_id : word);
+        std::vector<std::string> argv = command_for_job(ref.scheduler->cancel, ref.job_id);
         ProcessResult result = runner.run(argv);
         if (result.exit_code != 0) {
           throw UserError(argv[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + command_text(argv) +

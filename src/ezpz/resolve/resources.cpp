@@ -3,17 +3,11 @@
 
 #include "ezpz/resolve/cpu_bind.hpp"
 #include "ezpz/resolve/resolver.hpp"
+#include "ezpz/runtime/device.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
 namespace {
-
-// Device family → torch device type (ROCm builds of torch call their devices "cuda").
-const std::vector<std::pair<std::string, std::string>> k_torch_device_of_kind = {
-    {"cuda", "cuda"}, {"rocm", "cuda"}, {"xpu", "xpu"}, {"cpu", "cpu"}};
-// torch device type → default torch.distributed backend.
-const std::vector<std::pair<std::string, std::string>> k_backend_of_device = {
-    {"cuda", "nccl"}, {"xpu", "xccl"}, {"cpu", "gloo"}};
 
 // Which torch devices a node of each device family can serve, and which backends each device can use.
 const std::vector<std::pair<std::string, std::vector<std::string>>> k_devices_of_kind = {
@@ -135,7 +129,7 @@ void Resolver::resolve_torch() {
   const Devices& devices = job.profile->node.devices;
   auto& device = *job.spec.torch.device;
   if (device.value == "auto") {
-    device = Sourced<std::string>{lookup(k_torch_device_of_kind, devices.kind),
+    device = Sourced<std::string>{torch_device_type(devices.kind),
                                   from_profile(*job.profile, {}, "node.devices.kind '" + devices.kind + "'")};
   }
   auto devices_here = lookup(k_devices_of_kind, devices.kind);
@@ -149,7 +143,7 @@ void Resolver::resolve_torch() {
   auto& backend = *job.spec.torch.backend;
   if (backend.value == "auto") {
     backend =
-        Sourced<std::string>{lookup(k_backend_of_device, device.value), derived("torch.device '" + device.value + "'")};
+        Sourced<std::string>{default_backend(device.value), derived("torch.device '" + device.value + "'")};
   }
   auto backends = lookup(k_backends_of_device, device.value);
   if (!contains(backends, backend.value)) {

@@ -51,6 +51,16 @@ std::string read_first_line(const fs::path& path) {
 
 std::string torch_device_type(const std::string& kind) { return kind_info(kind).first; }
 
+std::string default_backend(const std::string& torch_device) {
+  static const std::vector<std::pair<std::string, std::string>> k_backend_of_device = {
+      {"cuda", "nccl"}, {"xpu", "xccl"}, {"cpu", "gloo"}};
+  std::string type = torch_device.substr(0, torch_device.find(':'));
+  for (const auto& [device, backend] : k_backend_of_device) {
+    if (device == type) return backend;
+  }
+  return "gloo";
+}
+
 Devices probe_devices(const std::string& root, const EnvLookup& env, std::string* source) {
   Devices devices;
   devices.kind = "cpu";

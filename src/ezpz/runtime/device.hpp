@@ -34,4 +34,8 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
 // torch device type of a device family ("rocm" → "cuda").
 std::string torch_device_type(const std::string& kind);
 
+// The default torch.distributed backend for a torch device ("cuda" or "cuda:1" → nccl, xpu → xccl,
+// cpu → gloo). Shared by the renderer (torch.backend: auto) and `ezpz exec`.
+std::string default_backend(const std::string& torch_device);
+
 }  // namespace ezpz

@@ -11,19 +11,8 @@
 namespace ezpz {
 namespace {
 
-// torch device type → default torch.distributed backend (the same table as the renderer's).
-const std::vector<std::pair<std::string, std::string>> k_backend_of_device = {
-    {"cuda", "nccl"}, {"xpu", "xccl"}, {"cpu", "gloo"}};
 const std::vector<std::string> k_backends = {"nccl", "xccl", "gloo", "mpi"};
 constexpr long k_default_port = 29500;
-
-std::string default_backend(const std::string& torch_device) {
-  std::string type = torch_device.substr(0, torch_device.find(':'));
-  for (const auto& [device, backend] : k_backend_of_device) {
-    if (device == type) return backend;
-  }
-  return "gloo";
-}
 
 std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
 

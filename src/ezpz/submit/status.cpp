@@ -91,19 +91,13 @@ const std::map<std::string, Parser> k_parsers = {
     {"slurm-sacct", parse_slurm_sacct},
 };
 
-std::vector<std::string> with_id(const std::vector<std::string>& command, const std::string& job_id) {
-  std::vector<std::string> argv;
-  for (const auto& word : command) argv.push_back(word == "{job_id}" ? job_id : word);
-  return argv;
-}
-
 // The scheduler's accounting, for a job its live status no longer shows.
 void ask_accounting(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner, JobStatus& status) {
   status.state = "unknown";
   status.detail = "the scheduler no longer knows this job (finished and purged, or never existed)";
   auto parser = k_parsers.find(scheduler.status_fallback_format);
   if (scheduler.status_fallback.empty() || parser == k_parsers.end()) return;
-  ProcessResult result = runner.run(with_id(scheduler.status_fallback, job_id));
+  ProcessResult result = runner.run(command_for_job(scheduler.status_fallback, job_id));
   if (result.exit_code != 0) {
     status.detail += "; " + scheduler.status_fallback[0] + ": " + trim(result.err);
     return;
@@ -116,6 +110,12 @@ const char* const k_unknown_job[] = {"Unknown Job Id", "Invalid job id specified
 
 }  // namespace
 
+std::vector<std::string> command_for_job(const std::vector<std::string>& command, const std::string& job_id) {
+  std::vector<std::string> argv;
+  for (const auto& word : command) argv.push_back(word == "{job_id}" ? job_id : word);
+  return argv;
+}
+
 bool JobStatus::done() const {
   return state == "completed" || state == "failed" || state == "cancelled" || state == "finished" || state == "unknown";
 }
@@ -127,7 +127,7 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
   if (scheduler.status.empty() || parser == k_parsers.end()) {
     throw UserError("scheduler '" + scheduler.name + "' has no status command");
   }
-  std::vector<std::string> argv = with_id(scheduler.status, job_id);
+  std::vector<std::string> argv = command_for_job(scheduler.status, job_id);
   ProcessResult result = runner.run(argv);
   if (result.exit_code != 0) {
     for (const char* text : k_unknown_job) {

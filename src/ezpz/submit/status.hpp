@@ -20,6 +20,9 @@ struct JobStatus {
   bool done() const;
 };
 
+// `command` (a scheduler's status, cancel … argv from its YAML) with "{job_id}" replaced.
+std::vector<std::string> command_for_job(const std::vector<std::string>& command, const std::string& job_id);
+
 // Runs the scheduler's status command through `runner` and parses it with the parser its
 // `status_format` names. A job the scheduler no longer knows is `unknown`, with the reason in
 // `detail`; a scheduler command that cannot run at all throws UserError with its stderr.
