@@ -4,11 +4,11 @@
 set -euo pipefail
 
 build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev
-                libmstch-dev libxxhash-dev)
+                libmstch-dev libxxhash-dev libarchive-dev libmpich-dev)
 # Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev) and a
-# real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm).
+# real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm); zstd makes the .tar.zst yeet fixtures.
 test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
-               libtorch-dev libgloo-dev slurm-wlm munge)
+               libtorch-dev libgloo-dev slurm-wlm munge zstd)
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;

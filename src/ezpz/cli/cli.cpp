@@ -17,7 +17,7 @@ namespace {
 const CommandRegistrar k_commands[] = {
     add_render_command, add_resolve_command, add_validate_command, add_systems_command, add_schema_command,
     add_submit_command, add_status_command,  add_cancel_command,   add_logs_command,    add_exec_command,
-    add_launch_command, add_test_command,    add_hostlist_command,
+    add_launch_command, add_test_command,    add_hostlist_command, add_yeet_command,
 };
 
 void print_errors(const UserError& error) {

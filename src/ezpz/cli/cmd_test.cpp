@@ -1,6 +1,5 @@
 // `ezpz test`: a real multi-rank collective smoke test, run by a separate LibTorch-linked program so
 // the ezpz binary itself never loads LibTorch.
-#include <filesystem>
 #include <memory>
 
 #include "ezpz/cli/command.hpp"
@@ -8,15 +7,6 @@
 
 namespace ezpz {
 namespace {
-
-std::string torch_test_program(const Environment& env) {
-  if (const char* path = std::getenv("EZPZ_TORCH_TEST"); path != nullptr && *path != '\0') return path;
-  std::filesystem::path beside = std::filesystem::path(env.ezpz_bin).parent_path() / "ezpz-torch-test";
-  std::error_code error;
-  if (std::filesystem::exists(beside, error)) return beside.string();
-  throw UserError("ezpz-torch-test is not installed next to " + env.ezpz_bin,
-                  "build with LibTorch (EZPZ_BUILD_TORCH=ON), or point EZPZ_TORCH_TEST at it");
-}
 
 struct TestOptions {
   std::string system;
@@ -46,7 +36,8 @@ void add_test_command(CLI::App& app, CommandAction& action) {
                         "options go before: ezpz test --iterations 50 --size-mb 16");
       }
       Environment env = Environment::from_process();
-      std::vector<std::string> program = {torch_test_program(env)};
+      std::vector<std::string> program = {companion_program(
+          env, "ezpz-torch-test", "EZPZ_TORCH_TEST", "build with LibTorch (EZPZ_BUILD_TORCH=ON)")};
       if (options->iterations > 0) program.insert(program.end(), {"--iterations", std::to_string(options->iterations)});
       if (options->size_mb > 0) program.insert(program.end(), {"--size-mb", std::to_string(options->size_mb)});
       if (options->quick) program.push_back("--quick");

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "ezpz/runtime/rank_environment.hpp"
@@ -12,6 +13,16 @@
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
+
+std::string companion_program(const Environment& env, const std::string& name, const char* variable,
+                              const std::string& hint) {
+  if (const char* path = std::getenv(variable); path != nullptr && *path != '\0') return path;
+  std::filesystem::path beside = std::filesystem::path(env.ezpz_bin).parent_path() / name;
+  std::error_code error;
+  if (std::filesystem::exists(beside, error)) return beside.string();
+  throw UserError(name + " is not installed next to " + env.ezpz_bin,
+                  hint + ", or point " + variable + " at it");
+}
 
 std::string runtime_system(const Environment& env, const std::string& flag) {
   if (!flag.empty()) return flag;
@@ -35,6 +46,10 @@ int exec_rank(const Environment& env, const std::string& system, const std::vect
   }
   if (program.empty()) throw UserError("no program to run", "ezpz exec -- python3 train.py");
   for (const auto& [name, value] : rank_env.exports) setenv(name.c_str(), value.c_str(), 1);
+  return exec_program(program);
+}
+
+int exec_program(const std::vector<std::string>& program) {
   std::vector<char*> argv;
   std::vector<std::string> words = program;
   for (auto& word : words) argv.push_back(word.data());

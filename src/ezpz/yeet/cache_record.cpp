@@ -1,0 +1,96 @@
+// DEST/.ezpz-yeet: reading, writing and checking it.
+#include "ezpz/yeet/cache_record.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/hash.hpp"
+
+namespace ezpz::yeet {
+namespace {
+
+constexpr const char* k_record_header = "ezpz-yeet 1";
+
+bool directory_is_empty(const std::string& path) {
+  DIR* directory = ::opendir(path.c_str());
+  if (directory == nullptr) return false;
+  bool empty = true;
+  while (const dirent* item = ::readdir(directory)) {
+    std::string name = item->d_name;
+    if (name != "." && name != "..") {
+      empty = false;
+      break;
+    }
+  }
+  ::closedir(directory);
+  return empty;
+}
+
+bool entry_matches(const std::string& dest, const Entry& entry, bool relocated) {
+  struct stat info {};
+  std::string path = entry.path.empty() ? dest : dest + "/" + entry.path;
+  if (::lstat(path.c_str(), &info) != 0) return false;
+  switch (entry.kind) {
+    case EntryKind::directory: return S_ISDIR(info.st_mode);
+    case EntryKind::symlink: return S_ISLNK(info.st_mode);
+    case EntryKind::file: return S_ISREG(info.st_mode) && (relocated || static_cast<std::uint64_t>(info.st_size) == entry.size);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<CacheRecord> read_cache_record(const std::string& dest) {
+  std::ifstream in(dest + "/" + k_record_name);
+  std::string header, key_word, content_word, source_word;
+  CacheRecord record;
+  std::string key_hex, content_hex;
+  if (!std::getline(in, header) || header != k_record_header) return std::nullopt;
+  if (!(in >> key_word >> key_hex >> content_word >> content_hex >> source_word) || key_word != "key" ||
+      content_word != "content" || source_word != "source") {
+    return std::nullopt;
+  }
+  std::getline(in >> std::ws, record.source);
+  try {
+    record.key = std::stoull(key_hex, nullptr, 16);
+    record.content = std::stoull(content_hex, nullptr, 16);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return record;
+}
+
+void write_cache_record(const std::string& directory, const CacheRecord& record) {
+  std::string path = directory + "/" + k_record_name;
+  std::ofstream out(path, std::ios::trunc);
+  out << k_record_header << "\nkey " << hash_hex(record.key) << "\ncontent " << hash_hex(record.content)
+      << "\nsource " << record.source << "\n";
+  out.close();
+  if (!out) throw UserError("cannot write '" + path + "': " + std::strerror(errno));
+}
+
+bool holds_copy(const std::string& dest, const Manifest& manifest, std::uint64_t key, bool relocated) {
+  auto record = read_cache_record(dest);
+  if (!record || record->key != key) return false;
+  if (manifest.kind == SourceKind::archive) return true;
+  for (const auto& entry : manifest.entries) {
+    if (!entry_matches(dest, entry, relocated)) return false;
+  }
+  return true;
+}
+
+void check_replaceable(const std::string& dest) {
+  struct stat info {};
+  if (::lstat(dest.c_str(), &info) != 0) return;
+  if (S_ISDIR(info.st_mode) && (directory_is_empty(dest) || read_cache_record(dest))) return;
+  throw UserError("DEST '" + dest + "' exists and was not made by ezpz yeet; not replacing it",
+                  "choose a new directory (yeet creates it), or remove this one first");
+}
+
+}  // namespace ezpz::yeet

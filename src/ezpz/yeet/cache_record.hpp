@@ -1,0 +1,38 @@
+// The record yeet leaves in every DEST it fills (DEST/.ezpz-yeet): what was copied, so a re-run can
+// keep a copy that is already there, and so yeet never replaces a directory it did not make.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ezpz/yeet/manifest.hpp"
+
+namespace ezpz::yeet {
+
+inline constexpr const char* k_record_name = ".ezpz-yeet";
+
+struct CacheRecord {
+  std::uint64_t key = 0;      // manifest_key of the copy
+  std::uint64_t content = 0;  // hash of the per-file content hashes
+  std::string source;
+};
+
+// The record in `dest`, if `dest` is a directory holding a readable one.
+std::optional<CacheRecord> read_cache_record(const std::string& dest);
+
+// Writes the record into `directory` (the staging directory, before it is renamed to DEST).
+// Throws UserError on I/O errors.
+void write_cache_record(const std::string& directory, const CacheRecord& record);
+
+// True when `dest` holds a record with `key` and every entry of `manifest` is still there, with the
+// same kind, and regular files with the same size (for directory sources; files changed by venv
+// relocation are only checked for existence). An unpacked archive is trusted by its record alone.
+bool holds_copy(const std::string& dest, const Manifest& manifest, std::uint64_t key, bool relocated);
+
+// What yeet may replace: a missing path, an empty directory, or a directory with a record.
+// Throws UserError otherwise (a file, or a directory yeet did not make), so that a mistyped DEST such as
+// /tmp is never swapped away.
+void check_replaceable(const std::string& dest);
+
+}  // namespace ezpz::yeet

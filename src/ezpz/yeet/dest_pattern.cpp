@@ -1,0 +1,85 @@
+// %n, %r, %% and $VAR expansion in DEST.
+#include "ezpz/yeet/dest_pattern.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+
+#include "ezpz/util/error.hpp"
+
+namespace ezpz::yeet {
+namespace {
+
+bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// Reads the variable name at `text[i]` (after '$'); advances `i` past it. Empty when there is none.
+std::string variable_name(const std::string& text, std::size_t& i, const std::string& pattern) {
+  if (i < text.size() && text[i] == '{') {
+    std::size_t close = text.find('}', i);
+    std::string name = close == std::string::npos ? std::string() : text.substr(i + 1, close - i - 1);
+    bool valid = !name.empty() && is_name_start(name[0]);
+    for (char c : name) valid = valid && is_name_char(c);
+    if (!valid) throw UserError("DEST '" + pattern + "' has a malformed ${…}", "write ${NAME} with a shell-style name");
+    i = close + 1;
+    return name;
+  }
+  std::size_t start = i;
+  if (i < text.size() && is_name_start(text[i])) {
+    while (i < text.size() && is_name_char(text[i])) ++i;
+  }
+  return text.substr(start, i - start);
+}
+
+std::string last_component(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+}  // namespace
+
+std::string node_name(const EnvLookup& env) {
+  for (const char* variable : {"EZPZ_NODE_NAME", "SLURMD_NODENAME"}) {
+    if (auto value = env(variable); value && !value->empty()) return *value;
+  }
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
+  return host;
+}
+
+std::string expand_dest(const std::string& pattern, const std::string& node, int rank, const EnvLookup& env) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size();) {
+    char c = pattern[i++];
+    if (c == '%') {
+      char code = i < pattern.size() ? pattern[i++] : '\0';
+      if (code == 'n') {
+        out += node;
+      } else if (code == 'r') {
+        out += std::to_string(rank);
+      } else if (code == '%') {
+        out += '%';
+      } else {
+        throw UserError("DEST '" + pattern + "' has an unknown '%" + std::string(code ? 1 : 0, code) + "'",
+                        "%n is the node name, %r the rank, %% a '%'");
+      }
+    } else if (c == '$') {
+      std::string name = variable_name(pattern, i, pattern);
+      if (name.empty()) {
+        out += '$';
+        continue;
+      }
+      auto value = env(name);
+      if (!value) throw UserError("DEST '" + pattern + "' uses $" + name + ", which is not set");
+      out += *value;
+    } else {
+      out += c;
+    }
+  }
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  std::string last = last_component(out);
+  if (out.empty() || out[0] != '/' || out == "/" || last == "." || last == "..") {
+    throw UserError("DEST must be an absolute path to a directory yeet may replace, got '" + out + "'",
+                    "for example /tmp/$USER/env or /local/scratch/env");
+  }
+  return out;
+}
+
+}  // namespace ezpz::yeet

@@ -1,0 +1,33 @@
+// The pipelined broadcast of the content stream: rank 0 reads chunk k+1 on a reader thread while
+// chunk k is in flight (MPI_Ibcast, several at once) and every rank writes chunk k-1 on a writer
+// thread. Only the main thread calls MPI (MPI_THREAD_FUNNELED).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+
+namespace ezpz::yeet {
+
+struct StreamPlan {
+  std::uint64_t total_bytes = 0;
+  std::uint64_t chunk_bytes = 4u << 20;
+  int depth = 4;  // broadcasts in flight at once
+};
+
+struct StreamHooks {
+  // Rank 0, reader thread: fills the next `size` bytes of the stream, in order. Must not throw.
+  std::function<void(char* data, std::size_t size)> fill;
+  // Writer thread, every rank that keeps the bytes (empty: the bytes are dropped). Must not throw.
+  std::function<void(const char* data, std::size_t size)> consume;
+  // Main thread, rank 0: another `bytes` have been broadcast (progress).
+  std::function<void(std::uint64_t bytes)> sent;
+  // Main thread, after chunk `index` arrived and before it is written: a test-only fault hook.
+  std::function<void(std::uint64_t index, char* data, std::size_t size)> arrived;
+};
+
+// Streams `plan.total_bytes` from rank 0 of `comm` to every rank of `comm`. Collective over `comm`.
+void broadcast_stream(MPI_Comm comm, const StreamPlan& plan, const StreamHooks& hooks);
+
+}  // namespace ezpz::yeet
