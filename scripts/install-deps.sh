@@ -6,9 +6,9 @@ set -euo pipefail
 build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev
                 libmstch-dev libxxhash-dev libarchive-dev libmpich-dev)
 # Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev) and a
-# real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm); zstd makes the .tar.zst yeet fixtures.
+# real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm); zstd and python3-venv make yeet fixtures.
 test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
-               libtorch-dev libgloo-dev slurm-wlm munge zstd)
+               libtorch-dev libgloo-dev slurm-wlm munge zstd python3-venv)
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;
