@@ -33,12 +33,12 @@ export CCL_KVS_MODE=mpi
 export FI_MR_CACHE_MONITOR=userfaultfd
 export TMPDIR=/tmp
 
-# Setup, verbatim from the job spec
-source /tmp/venv/bin/activate
-
 # Stage /flare/MyProject/venv.tar.gz to node-local storage on every node
 mpiexec -n 64 --ppn 1 --hostfile "$PBS_NODEFILE" \
     "$EZPZ_BIN" yeet --unpack --venv -- /flare/MyProject/venv.tar.gz /tmp/venv || { echo 'ezpz: staging /flare/MyProject/venv.tar.gz to /tmp/venv failed; not launching' >&2; exit 1; }
+
+# Setup, verbatim from the job spec
+source /tmp/venv/bin/activate
 
 # Launch: 64 node(s) x 6 rank(s) per node = 384 rank(s)
 mpiexec -n 384 --ppn 6 --cpu-bind=list:1-17:18-34:35-51:53-69:70-86:87-103 --hostfile "$PBS_NODEFILE" \
