@@ -1,0 +1,149 @@
+// One node's copy without MPI: the source reader's stream written through Staging in uneven pieces,
+// checked, renamed into place; corruption, foreign and older DESTs, read-only directories, the cache.
+#include "ezpz/yeet/staging.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "ezpz/util/error.hpp"
+#include "ezpz/yeet/cache_record.hpp"
+#include "ezpz/yeet/source_reader.hpp"
+#include "yeet_tree.hpp"
+
+namespace ezpz::yeet {
+namespace {
+
+using test::exists;
+using test::mode_of;
+using test::read_file;
+using test::TempDir;
+using test::write_file;
+
+struct Transfer {
+  std::vector<std::uint64_t> hashes;
+  std::string read_error;
+};
+
+// Streams the manifest's content from the source into `staging`, `piece` bytes at a time; `damage`
+// flips one byte at that stream offset (as a damaged transfer would).
+Transfer stream(const Manifest& manifest, Staging& staging, std::size_t piece, long damage = -1) {
+  SourceReader reader(manifest);
+  std::string buffer;
+  for (std::uint64_t done = 0; done < manifest.total_bytes; done += buffer.size()) {
+    buffer.assign(static_cast<std::size_t>(std::min<std::uint64_t>(piece, manifest.total_bytes - done)), '\0');
+    reader.read(buffer.data(), buffer.size());
+    if (damage >= 0 && static_cast<std::uint64_t>(damage) >= done &&
+        static_cast<std::uint64_t>(damage) < done + buffer.size()) {
+      buffer[static_cast<std::size_t>(damage - static_cast<long>(done))] ^= 1;
+    }
+    staging.write(buffer.data(), buffer.size());
+  }
+  return {reader.file_hashes(), reader.error()};
+}
+
+class StagingTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ::mkdir((dir / "src").c_str(), 0755);
+    ::mkdir((dir / "src/sub").c_str(), 0755);
+    ::mkdir((dir / "src/ro").c_str(), 0755);
+    write_file(dir / "src/sub/a.txt", "alpha\n");
+    write_file(dir / "src/big.bin", std::string(10000, 'x') + "end");
+    write_file(dir / "src/tool", "#!/bin/sh\n", 0750);
+    write_file(dir / "src/empty", "");
+    write_file(dir / "src/ro/inside", "kept");
+    ::chmod((dir / "src/ro").c_str(), 0555);
+    ::symlink("sub/a.txt", (dir / "src/link").c_str());
+    manifest = scan_source(dir / "src", false);
+  }
+
+  TempDir dir;
+  Manifest manifest;
+};
+
+TEST_F(StagingTest, WritesTheStreamInAnyPiecesAndRenamesIntoPlace) {
+  std::string dest = dir / "nodes/n1/copy";
+  {
+    Staging staging(manifest, dest, "0");
+    Transfer transfer = stream(manifest, staging, 333);
+    EXPECT_FALSE(exists(dest)) << "DEST must not appear before commit";
+    staging.commit(transfer.hashes, VenvMode::detect, 42);
+    EXPECT_EQ(staging.bytes_written(), manifest.total_bytes);
+  }
+  EXPECT_EQ(read_file(dest + "/sub/a.txt"), "alpha\n");
+  EXPECT_EQ(read_file(dest + "/big.bin"), std::string(10000, 'x') + "end");
+  EXPECT_EQ(read_file(dest + "/empty"), "");
+  EXPECT_EQ(read_file(dest + "/ro/inside"), "kept");
+  EXPECT_EQ(mode_of(dest + "/tool"), 0750u);
+  EXPECT_EQ(mode_of(dest + "/ro"), 0555u);
+  char target[64] = {};
+  ASSERT_GT(::readlink((dest + "/link").c_str(), target, sizeof target), 0);
+  EXPECT_STREQ(target, "sub/a.txt");
+  struct stat source_info {
+  }, copy_info{};
+  ::stat((dir / "src/big.bin").c_str(), &source_info);
+  ::stat((dest + "/big.bin").c_str(), &copy_info);
+  EXPECT_EQ(copy_info.st_mtim.tv_sec, source_info.st_mtim.tv_sec);
+  EXPECT_EQ(copy_info.st_mtim.tv_nsec, source_info.st_mtim.tv_nsec);
+  EXPECT_TRUE(holds_copy(dest, manifest, 42, false));
+  EXPECT_FALSE(holds_copy(dest, manifest, 43, false));
+  ::unlink((dest + "/sub/a.txt").c_str());
+  EXPECT_FALSE(holds_copy(dest, manifest, 42, false)) << "a removed file must invalidate the cache";
+}
+
+TEST_F(StagingTest, ADamagedByteFailsTheFileAndLeavesNothingBehind) {
+  std::string dest = dir / "copy";
+  try {
+    Staging staging(manifest, dest, "1");
+    Transfer transfer = stream(manifest, staging, 4096, 5000);
+    EXPECT_EQ(test::count_prefixed(dir.path(), ".copy.yeet-1-"), 1) << "the staging directory is beside DEST";
+    staging.commit(transfer.hashes, VenvMode::detect, 1);
+    FAIL() << "the damaged copy was accepted";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()), "checksum mismatch: '" + dest + "/big.bin' differs from the source");
+  }
+  EXPECT_FALSE(exists(dest));
+  EXPECT_EQ(read_file(dir / "src/big.bin").size(), 10003u);
+  EXPECT_EQ(test::count_prefixed(dir.path(), ".copy.yeet-"), 0) << "a staging directory was left behind";
+}
+
+TEST_F(StagingTest, ReplacesAnOlderCopyButNeverAForeignDirectory) {
+  std::string dest = dir / "copy";
+  for (int round = 0; round < 2; ++round) {
+    Staging staging(manifest, dest, "0");
+    staging.commit(stream(manifest, staging, 1 << 20).hashes, VenvMode::off, static_cast<std::uint64_t>(round));
+  }
+  EXPECT_EQ(read_cache_record(dest)->key, 1u);
+  EXPECT_EQ(read_file(dest + "/ro/inside"), "kept");
+
+  ::mkdir((dir / "mine").c_str(), 0755);
+  write_file(dir / "mine/notes", "keep me");
+  EXPECT_THROW(Staging(manifest, dir / "mine", "0"), UserError);
+  EXPECT_EQ(read_file(dir / "mine/notes"), "keep me");
+  write_file(dir / "afile", "x");
+  EXPECT_THROW(Staging(manifest, dir / "afile/copy", "0"), UserError);
+}
+
+TEST_F(StagingTest, AnUnreadableSourceFileIsSentAsZerosAndFailsTheChecksum) {
+  std::string dest = dir / "copy";
+  Staging staging(manifest, dest, "0");
+  ::unlink((dir / "src/sub/a.txt").c_str());
+  Transfer transfer = stream(manifest, staging, 100);
+  EXPECT_EQ(transfer.read_error, "cannot read '" + (dir / "src/sub/a.txt") + "': No such file or directory");
+  EXPECT_THROW(staging.commit(transfer.hashes, VenvMode::off, 1), UserError);
+}
+
+TEST(RemoveTree, RemovesReadOnlyDirectories) {
+  TempDir dir;
+  ::mkdir((dir / "t").c_str(), 0755);
+  ::mkdir((dir / "t/ro").c_str(), 0755);
+  write_file(dir / "t/ro/f", "x");
+  ::chmod((dir / "t/ro").c_str(), 0500);
+  remove_tree(dir / "t");
+  EXPECT_FALSE(exists(dir / "t"));
+}
+
+}  // namespace
+}  // namespace ezpz::yeet
