@@ -78,6 +78,9 @@ check "the other ranks have their copies" same_tree "$src" "$workdir/fault/3/cop
 EZPZ_YEET_TEST_FAULT=corrupt:2:3 yeet 4 --min-success 75% --chunk-size 64K "$src" "$workdir/fault2/%r/copy"
 check "--min-success 75% accepts one failed node of four" test "$status" -eq 0
 check "and says so" grep -q '3 of 4 nodes succeeded, enough for --min-success (3)' "$workdir/err"
+yeet 2 --min-success 3 "$src" "$workdir/toomany/%r"
+check "--min-success above the node count is a usage error (exit 2)" test "$status" -eq 2
+check "and nothing was copied" test ! -e "$workdir/toomany"
 
 # --- a DEST that cannot be created on rank 1 ---
 mkdir -p "$workdir/ro" && : >"$workdir/ro/1"

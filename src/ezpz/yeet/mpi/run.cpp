@@ -14,6 +14,7 @@
 #include "ezpz/runtime/environment.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/hash.hpp"
 #include "ezpz/yeet/cache_record.hpp"
 #include "ezpz/yeet/dest_pattern.hpp"
@@ -260,6 +261,12 @@ int run_yeet(const Options& options) {
                    " (or MpiDefault=pmi2), Cray PALS or another PMI-compatible launcher, one rank per node\n";
       return 1;
     }
+  }
+  try {
+    required_successes(options.min_success, ranks);  // every rank has the same options and answer
+  } catch (const UserError& error) {
+    if (rank == 0) std::cerr << "ezpz yeet: usage error: " << error.what() << "\n";
+    return k_exit_usage;
   }
   return Run(options, rank, ranks).execute();
 }
