@@ -1,0 +1,123 @@
+// Unpacking tarballs with libarchive: read any compression of tar, write to disk under one directory.
+#include "ezpz/yeet/archive.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <system_error>
+
+#include "ezpz/util/error.hpp"
+
+namespace ezpz::yeet {
+namespace {
+
+// No ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS: every path handed to libarchive starts with the absolute
+// `into`, so that flag would refuse them all; absolute members are refused by name instead.
+constexpr int k_extract_flags =
+    ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS;
+constexpr size_t k_block_size = 1 << 16;
+constexpr la_int64_t k_tar_block = 512;
+
+using ArchivePtr = std::unique_ptr<archive, int (*)(archive*)>;
+
+class Unpacker {
+ public:
+  Unpacker(const std::string& tarball, std::string root)
+      : m_tarball(tarball),
+        m_root(std::move(root)),
+        m_reader(archive_read_new(), archive_read_free),
+        m_writer(archive_write_disk_new(), archive_write_free) {
+    if (!m_reader || !m_writer) fail("out of memory");
+    archive_read_support_filter_all(m_reader.get());
+    archive_read_support_format_tar(m_reader.get());  // ustar, GNU tar and pax
+    archive_write_disk_set_options(m_writer.get(), k_extract_flags);
+  }
+
+  void run() {
+    archive* reader = m_reader.get();
+    check(archive_read_open_filename(reader, m_tarball.c_str(), k_block_size), reader);
+    for (;;) {
+      m_member.clear();
+      la_int64_t start = archive_filter_bytes(reader, 0);
+      archive_entry* entry = nullptr;
+      int status = archive_read_next_header(reader, &entry);
+      if (status == ARCHIVE_EOF) {
+        // libarchive also ends quietly where a member ends without the zero blocks every tar writer
+        // appends: an archive cut there would pass for a complete one.
+        if (archive_filter_bytes(reader, 0) - start < k_tar_block)
+          fail("truncated tar archive (no end-of-archive marker)");
+        break;
+      }
+      check(status, reader);  // a warning (a pax name not in this locale's charset) keeps the raw bytes
+      unpack(entry);
+    }
+    check(archive_read_close(reader), reader);
+    check(archive_write_close(m_writer.get()), m_writer.get());  // directory modes and mtimes are set here
+  }
+
+ private:
+  void unpack(archive_entry* entry) {
+    const char* name = archive_entry_pathname(entry);
+    m_member = name ? name : "";
+    archive_entry_copy_pathname(entry, inside(m_member).c_str());
+    if (const char* target = archive_entry_hardlink(entry)) archive_entry_copy_hardlink(entry, inside(target).c_str());
+    check(archive_write_header(m_writer.get(), entry), m_writer.get());
+    copy_data();
+    check(archive_write_finish_entry(m_writer.get()), m_writer.get());
+  }
+
+  // `path` under the root; a member must not escape it by an absolute path.
+  std::string inside(const std::string& path) const {
+    if (path.empty() || path[0] == '/') fail(path.empty() ? "empty path" : "path is absolute: '" + path + "'");
+    return m_root + "/" + path;
+  }
+
+  void copy_data() {
+    const void* block;
+    size_t size;
+    la_int64_t offset;
+    int status;
+    while ((status = archive_read_data_block(m_reader.get(), &block, &size, &offset)) == ARCHIVE_OK ||
+           status == ARCHIVE_WARN) {
+      la_ssize_t written = archive_write_data_block(m_writer.get(), block, size, offset);
+      if (written < 0) check(static_cast<int>(written), m_writer.get());
+    }
+    if (status != ARCHIVE_EOF) check(status, m_reader.get());
+  }
+
+  // Warnings pass (libarchive's own tools go on after them); retry means a damaged header.
+  void check(int status, archive* where) const {
+    if (status == ARCHIVE_OK || status == ARCHIVE_WARN) return;
+    const char* reason = archive_error_string(where);
+    // The gzip reader reports a stream cut before its trailer without a message.
+    fail(reason ? reason : where == m_reader.get() ? "truncated or damaged archive" : "write failed");
+  }
+
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw UserError("cannot unpack '" + m_tarball + "': " + (m_member.empty() ? "" : m_member + ": ") + reason);
+  }
+
+  std::string m_tarball;
+  std::string m_root;
+  std::string m_member;  // the member being unpacked, for messages
+  ArchivePtr m_reader;
+  ArchivePtr m_writer;
+};
+
+}  // namespace
+
+void unpack_archive(const std::string& tarball, const std::string& into) {
+  // The real path: ARCHIVE_EXTRACT_SECURE_SYMLINKS also refuses symbolic links above the members (a
+  // scratch directory under a symlinked /home), and NODOTDOT a '..' there.
+  std::unique_ptr<char, decltype(&std::free)> root(::realpath(into.c_str(), nullptr), std::free);
+  if (!root) {
+    std::string reason = std::generic_category().message(errno);  // strerror is not thread-safe
+    throw UserError("cannot unpack '" + tarball + "': cannot use the directory '" + into + "': " + reason);
+  }
+  Unpacker(tarball, root.get()).run();
+}
+
+}  // namespace ezpz::yeet

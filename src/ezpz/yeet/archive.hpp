@@ -1,0 +1,18 @@
+// Unpacking a tarball into a directory (libarchive stays inside archive.cpp).
+#pragma once
+
+#include <string>
+
+namespace ezpz::yeet {
+
+// Unpacks the tarball `tarball` (plain, gzip, zstd, xz or bzip2 — detected from the content, not the
+// name) into the existing directory `into`. Members keep their permission bits and mtimes, not their
+// owners; symbolic links and hard links inside the archive are recreated. A member that would land
+// outside `into` (an absolute path, a '..' component, a path through a symbolic link) is refused.
+// Members unpacked before an error stay in `into`. Does not change the working directory or any other
+// process-wide state, so threads may unpack different archives at once.
+// Throws UserError "cannot unpack '<tarball>': <member>: <reason>" (without the member when the error
+// is not about one) for an unreadable, truncated or corrupt archive, a refused member, or a failed write.
+void unpack_archive(const std::string& tarball, const std::string& into);
+
+}  // namespace ezpz::yeet
