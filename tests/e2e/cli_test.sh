@@ -47,6 +47,15 @@ check "no command is a usage error" test $? -eq 2
 check "--help exits 0" "$ezpz" --help >/dev/null
 check "render --help explains stdout" bash -c "'$ezpz' render --help | grep -q 'Only the script goes to stdout'"
 check "--version prints the version" bash -c "'$ezpz' --version | grep -q '^ezpz [0-9]'"
+# Only the chosen command's options are built (cli.cpp): each command the help lists must be found by name.
+mapfile -t commands < <("$ezpz" --help | sed -n '/^Subcommands:$/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
+check "--help lists the commands" test "${#commands[@]}" -gt 0
+for command in "${commands[@]}"; do
+  check "$command --help works" bash -c "'$ezpz' '$command' --help | grep -q '^Usage: ezpz $command '"
+done
+"$ezpz" rendr >/dev/null 2>"$workdir/err"
+check "an unknown command exits 2" test $? -eq 2
+check "an unknown command gets a hint" grep -qxF "  hint: did you mean 'render'? (see 'ezpz --help')" "$workdir/err"
 
 # -o writes the file executable, and a failed render leaves an existing file untouched.
 check "render -o succeeds" "$ezpz" render "$workdir/job.yaml" --system polaris -o "$workdir/polaris.sh"

@@ -1,8 +1,8 @@
 // Argument parsing and the one place where errors become messages and exit codes.
 #include "ezpz/cli/cli.hpp"
 
-#include <algorithm>
 #include <iostream>
+#include <string_view>
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
@@ -14,11 +14,38 @@
 namespace ezpz {
 namespace {
 
-const CommandRegistrar k_commands[] = {
-    add_render_command, add_resolve_command, add_validate_command, add_systems_command, add_schema_command,
-    add_submit_command, add_status_command,  add_cancel_command,   add_logs_command,    add_exec_command,
-    add_launch_command, add_test_command,    add_hostlist_command, add_yeet_command,
+// Every command, by the name that chooses it (the name its registrar gives its subcommand). When the
+// first argument names a command, only that registrar runs: CLI11 builds every option eagerly, and
+// building all of them was most of ezpz's start-up (bench/README.md, hostlist). Otherwise (no command,
+// --help, --version) every registrar runs, so the top-level help lists them all.
+struct Command {
+  const char* name;
+  CommandRegistrar add;
 };
+
+const Command k_commands[] = {
+    {"render", add_render_command},
+    {"resolve", add_resolve_command},
+    {"validate", add_validate_command},
+    {"systems", add_systems_command},
+    {"schema", add_schema_command},
+    {"submit", add_submit_command},
+    {"status", add_status_command},
+    {"cancel", add_cancel_command},
+    {"logs", add_logs_command},
+    {"exec", add_exec_command},
+    {"launch", add_launch_command},
+    {"test", add_test_command},
+    {"hostlist", add_hostlist_command},
+    {"yeet", add_yeet_command},
+};
+
+const Command* find_command(std::string_view name) {
+  for (const auto& command : k_commands) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
 
 void print_errors(const UserError& error) {
   for (const auto& diagnostic : error.diagnostics()) std::cerr << format_diagnostic(diagnostic);
@@ -42,6 +69,14 @@ int run_cli(int argc, char** argv) {
     argc = i;
     break;
   }
+  const Command* chosen = argc > 1 ? find_command(argv[1]) : nullptr;
+  if (argc > 1 && argv[1][0] != '-' && chosen == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& command : k_commands) names.emplace_back(command.name);
+    std::cerr << "ezpz: usage error: unknown command '" << argv[1] << "'\n  hint: "
+              << suggestion_hint(argv[1], names) << " (see 'ezpz --help')\n";
+    return k_exit_usage;
+  }
   CLI::App app{
       "ezpz: portable distributed PyTorch jobs on HPC systems.\n"
       "Write a job spec once; render, submit and launch it on any system with a profile.",
@@ -52,14 +87,10 @@ int run_cli(int argc, char** argv) {
       "Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage.\n"
       "Docs: docs/spec-reference.md, docs/adding-a-system.md, docs/runtime-env.md");
   CommandAction action;
-  for (auto add : k_commands) add(app, action);
-
-  std::vector<std::string> names;
-  for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-  if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-    std::cerr << "ezpz: usage error: unknown command '" << argv[1] << "'\n  hint: "
-              << suggestion_hint(argv[1], names) << " (see 'ezpz --help')\n";
-    return k_exit_usage;
+  if (chosen != nullptr) {
+    chosen->add(app, action);
+  } else {
+    for (const auto& command : k_commands) command.add(app, action);
   }
   try {
     app.parse(argc, argv);
