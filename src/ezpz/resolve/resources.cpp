@@ -9,11 +9,21 @@
 namespace ezpz {
 namespace {
 
+using ChoiceTable = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
 // Which torch devices a node of each device family can serve, and which backends each device can use.
-const std::vector<std::pair<std::string, std::vector<std::string>>> k_devices_of_kind = {
-    {"cuda", {"cuda", "cpu"}}, {"rocm", {"cuda", "cpu"}}, {"xpu", {"xpu", "cpu"}}, {"cpu", {"cpu"}}};
-const std::vector<std::pair<std::string, std::vector<std::string>>> k_backends_of_device = {
-    {"cuda", {"nccl", "gloo", "mpi"}}, {"xpu", {"xccl", "gloo", "mpi"}}, {"cpu", {"gloo", "mpi"}}};
+// Built on first use: at namespace scope they would be built at every start of ezpz, for every command.
+const ChoiceTable& devices_of_kind() {
+  static const ChoiceTable k_devices_of_kind = {
+      {"cuda", {"cuda", "cpu"}}, {"rocm", {"cuda", "cpu"}}, {"xpu", {"xpu", "cpu"}}, {"cpu", {"cpu"}}};
+  return k_devices_of_kind;
+}
+
+const ChoiceTable& backends_of_device() {
+  static const ChoiceTable k_backends_of_device = {
+      {"cuda", {"nccl", "gloo", "mpi"}}, {"xpu", {"xccl", "gloo", "mpi"}}, {"cpu", {"gloo", "mpi"}}};
+  return k_backends_of_device;
+}
 
 template <class Value>
 Value lookup(const std::vector<std::pair<std::string, Value>>& table, const std::string& key) {
@@ -132,7 +142,7 @@ void Resolver::resolve_torch() {
     device = Sourced<std::string>{torch_device_type(devices.kind),
                                   from_profile(*job.profile, {}, "node.devices.kind '" + devices.kind + "'")};
   }
-  auto devices_here = lookup(k_devices_of_kind, devices.kind);
+  auto devices_here = lookup(devices_of_kind(), devices.kind);
   if (!contains(devices_here, device.value)) {
     d.error(at(device.origin),
             "torch.device '" + device.value + "' does not exist on a '" + job.profile->name + "' node (" +
@@ -145,7 +155,7 @@ void Resolver::resolve_torch() {
     backend =
         Sourced<std::string>{default_backend(device.value), derived("torch.device '" + device.value + "'")};
   }
-  auto backends = lookup(k_backends_of_device, device.value);
+  auto backends = lookup(backends_of_device(), device.value);
   if (!contains(backends, backend.value)) {
     d.error(at(backend.origin), "torch.backend '" + backend.value + "' cannot drive '" + device.value + "' devices",
             "expected " + quoted_list(with_auto(backends)));

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <numeric>
 #include <regex>
+#include <string_view>
 
 #include "ezpz/util/text.hpp"
 
@@ -14,9 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The tables here hold plain C strings so that they are constants, not objects built (and destroyed) at
+// every start of ezpz, whatever the command.
+
 // PCI vendor ids of render nodes (the kernel's /sys/class/drm/renderD*/device/vendor).
-const std::vector<std::pair<std::string, std::string>> k_vendor_kind = {
-    {"0x10de", "cuda"}, {"0x1002", "rocm"}, {"0x8086", "xpu"}};
+const std::pair<const char*, const char*> k_vendor_kind[] = {{"0x10de", "cuda"}, {"0x1002", "rocm"}, {"0x8086", "xpu"}};
 // Intel render nodes that are data-center GPUs (PCI ids, pci.ids: 0x0bd* Data Center GPU Max,
 // "Ponte Vecchio"; 0x56c* Data Center GPU Flex). Integrated graphics must not turn a laptop into XPU.
 const char* const k_intel_gpu_prefixes[] = {"0x0bd", "0x56c"};
@@ -27,7 +30,7 @@ const std::pair<const char*, const char*> k_vendor_variables[] = {{"CUDA_VISIBLE
                                                                   {"HIP_VISIBLE_DEVICES", "rocm"},
                                                                   {"ZE_AFFINITY_MASK", "xpu"}};
 // Device family → torch device type and visibility variable.
-const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> k_kind_info = {
+const std::pair<const char*, std::pair<const char*, const char*>> k_kind_info[] = {
     {"cuda", {"cuda", "CUDA_VISIBLE_DEVICES"}},
     {"rocm", {"cuda", "ROCR_VISIBLE_DEVICES"}},
     {"xpu", {"xpu", "ZE_AFFINITY_MASK"}},
@@ -80,7 +83,7 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
     bool intel_gpu = std::any_of(std::begin(k_intel_gpu_prefixes), std::end(k_intel_gpu_prefixes),
                                  [&](const char* prefix) { return device.rfind(prefix, 0) == 0; });
     for (const auto& [id, kind] : k_vendor_kind) {
-      if (vendor == id && (kind != "xpu" || intel_gpu)) ++render_nodes[kind];
+      if (vendor == id && (std::string_view(kind) != "xpu" || intel_gpu)) ++render_nodes[kind];
     }
   }
   bool kfd = fs::exists(fs::path(root) / "dev" / "kfd", error);
