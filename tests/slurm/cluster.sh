@@ -242,7 +242,9 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
-MpiDefault=none
+# MPI programs under a plain srun need PMI (real sites set a default too: cray_shasta on Frontier and
+# Perlmutter); pmi2 works with Debian's MPICH (ezpz yeet, ezpz-yeet-mpi).
+MpiDefault=pmi2
 ReturnToService=2
 SlurmdParameters=config_overrides
 StateSaveLocation=$dir/state
