@@ -93,6 +93,24 @@ std::optional<Value> slurm_tasks_on_node(const EnvLookup& env, long node) {
   return std::nullopt;
 }
 
+// srun's own MPI plugins (--mpi=pmi2 or pmix, or slurm.conf's MpiDefault) give a step's tasks PMI_RANK and
+// PMI_SIZE, or PMIX_RANK, but no local rank. Such a task is described by its Slurm step: its MPI rank
+// and size are the step's SLURM_PROCID and SLURM_NTASKS, and no MPI launcher set a local rank. An mpiexec
+// started inside a step (its ranks have MPI_LOCALRANKID or a world of their own) is not such a task.
+bool srun_mpi_plugin_task(const EnvLookup& env) {
+  if (!slurm_step(env)) return false;
+  std::optional<Value> rank, size;
+  for (const auto& source : k_rank_variables) {
+    if (std::string(source.family) != "mpi") continue;
+    if (read(env, source.local_rank)) return false;
+    if (!rank) rank = read(env, source.rank);
+    if (!size) size = read(env, source.size);
+  }
+  auto procid = read(env, "SLURM_PROCID");
+  auto ntasks = read(env, "SLURM_NTASKS");
+  return rank && procid && rank->number == procid->number && (!size || !ntasks || size->number == ntasks->number);
+}
+
 }  // namespace
 
 std::vector<std::string> launcher_rank_variables() {
@@ -116,6 +134,7 @@ RankInfo discover_rank(const EnvLookup& env) {
       break;
     }
   }
+  if (family != nullptr && std::string(family) == "mpi" && srun_mpi_plugin_task(env)) family = "slurm";
   RankInfo info;
   if (family == nullptr) {
     info.launcher = "none";

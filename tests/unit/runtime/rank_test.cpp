@@ -50,6 +50,17 @@ INSTANTIATE_TEST_SUITE_P(Launchers, DiscoverRank, ::testing::Values(
     Case{"mpiexec inside a Slurm batch job", {{"SLURM_JOB_ID", "7"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"},
                                               {"SLURM_LOCALID", "0"}, {"PMI_RANK", "2"}, {"PMI_SIZE", "4"},
                                               {"MPI_LOCALRANKID", "2"}, {"MPI_LOCALNRANKS", "4"}}, 2, 4, 2, 4, 0, "PMI, MPICH"},
+    // srun --mpi=pmi2 (Slurm 22.05) adds PMI_RANK, PMI_SIZE, PMI_FD and PMI_JOBID to the step's tasks.
+    Case{"srun --mpi=pmi2 step", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "1"},
+                                  {"SLURM_NODEID", "1"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}, {"PMI_RANK", "3"},
+                                  {"PMI_SIZE", "4"}, {"PMI_FD", "13"}}, 3, 4, 1, 2, 1, "Slurm"},
+    Case{"srun --mpi=pmix step", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "0"},
+                                  {"SLURM_NODEID", "1"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}, {"PMIX_RANK", "2"}},
+         2, 4, 0, 2, 1, "Slurm"},
+    // mpiexec (Hydra) inside an srun step: its own ranks, even where one matches the step's SLURM_PROCID.
+    Case{"mpiexec inside an srun step", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"},
+                                         {"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "0"}, {"PMI_RANK", "0"}, {"PMI_SIZE", "4"},
+                                         {"MPI_LOCALRANKID", "0"}, {"MPI_LOCALNRANKS", "4"}}, 0, 4, 0, 4, 0, "PMI, MPICH"},
     Case{"batch step only: not a rank", {{"SLURM_JOB_ID", "7"}, {"SLURM_PROCID", "0"}, {"SLURM_LOCALID", "0"}},
          0, 1, 0, 1, 0, "none"},
     Case{"torchrun / ezpz launch", {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}},
