@@ -1,6 +1,8 @@
 // The pipelined broadcast: buffer slots move between a reader, the MPI main thread and a writer.
 #include "ezpz/yeet/mpi/broadcast.hpp"
 
+#include "ezpz/yeet/mpi/poll.hpp"
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -46,9 +48,6 @@ class SlotQueue {
 };
 
 constexpr int k_stop = -1;
-// How long the main thread sleeps between MPI_Test calls: short against a chunk's transfer time, long
-// enough that ranks sharing cores (several "nodes" on one machine) leave the CPUs to readers and writers.
-constexpr std::chrono::microseconds k_poll(50);
 
 class Pipeline {
  public:
@@ -69,6 +68,7 @@ class Pipeline {
     if (m_hooks.consume) writer = std::thread([this] { write_all(); });
     SlotQueue& source = m_rank == 0 ? m_filled : m_free;
     std::deque<int> in_flight;
+    Poller poller;
     std::uint64_t posted = 0;
     while (posted < m_chunks || !in_flight.empty()) {
       int slot = 0;
@@ -84,9 +84,10 @@ class Pipeline {
       int done = 0;
       MPI_Test(&m_requests[static_cast<std::size_t>(in_flight.front())], &done, MPI_STATUS_IGNORE);
       if (!done) {
-        std::this_thread::sleep_for(k_poll);
+        poller.idle();
         continue;
       }
+      poller.progressed();
       finish(in_flight.front());
       in_flight.pop_front();
     }

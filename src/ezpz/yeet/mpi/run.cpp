@@ -20,6 +20,7 @@
 #include "ezpz/yeet/dest_pattern.hpp"
 #include "ezpz/yeet/manifest.hpp"
 #include "ezpz/yeet/mpi/broadcast.hpp"
+#include "ezpz/yeet/mpi/poll.hpp"
 #include "ezpz/yeet/progress.hpp"
 #include "ezpz/yeet/report.hpp"
 #include "ezpz/yeet/source_reader.hpp"
@@ -47,11 +48,16 @@ Fault fault_from(const EnvLookup& env) {
 }
 
 // Broadcasts a byte string from rank 0 of `comm`.
+// Blocking collectives are their non-blocking forms plus wait_politely (mpi/poll.hpp): ranks wait here
+// while rank 0 scans the source and while the slowest node commits, and MPICH's own waits would spin.
 std::string broadcast_bytes(MPI_Comm comm, std::string bytes) {
   std::uint64_t size = bytes.size();
-  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm);
+  MPI_Request request;
+  MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, comm, &request);
+  wait_politely(request);
   bytes.resize(size);
-  MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, comm);
+  MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, comm, &request);
+  wait_politely(request);
   return bytes;
 }
 
@@ -60,14 +66,18 @@ std::vector<NodeReport> gather_reports(const NodeReport& mine, int ranks) {
   std::string encoded = encode_report(mine);
   int size = static_cast<int>(encoded.size());
   std::vector<int> sizes(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
-  MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Request request;
+  MPI_Igather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
+  wait_politely(request);
   int total = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     offsets[i] = total;
     total += sizes[i];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_Gatherv(encoded.data(), size, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  MPI_Igatherv(encoded.data(), size, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD,
+               &request);
+  wait_politely(request);
   std::vector<NodeReport> reports;
   if (mine.rank != 0) return reports;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -81,7 +91,9 @@ std::vector<NodeReport> gather_reports(const NodeReport& mine, int ranks) {
 bool shares_dest_with_lower_rank(const NodeReport& mine, int ranks) {
   std::uint64_t key = std::hash<std::string>{}(mine.node + '\0' + mine.dest);
   std::vector<std::uint64_t> keys(static_cast<std::size_t>(ranks));
-  MPI_Allgather(&key, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  MPI_Request request;
+  MPI_Iallgather(&key, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &request);
+  wait_politely(request);
   for (int rank = 0; rank < mine.rank; ++rank) {
     if (keys[static_cast<std::size_t>(rank)] == key) return true;
   }
@@ -122,7 +134,9 @@ class Run {
       std::cerr << summary.text << std::flush;
       exit_code = summary.exit_code;
     }
-    MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Request request;
+    MPI_Ibcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
+    wait_politely(request);
     return exit_code;
   }
 
@@ -169,7 +183,9 @@ class Run {
       }
     }
     int wanting = staging ? 1 : 0, total_wanting = 0;
-    MPI_Allreduce(&wanting, &total_wanting, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Request request;
+    MPI_Iallreduce(&wanting, &total_wanting, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+    wait_politely(request);
     MPI_Comm data = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, m_report.rank == 0 || staging ? 0 : MPI_UNDEFINED, m_report.rank, &data);
     if (data == MPI_COMM_NULL) return;
