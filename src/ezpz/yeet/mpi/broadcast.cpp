@@ -68,7 +68,7 @@ class Pipeline {
     if (m_hooks.consume) writer = std::thread([this] { write_all(); });
     SlotQueue& source = m_rank == 0 ? m_filled : m_free;
     std::deque<int> in_flight;
-    Poller poller;
+    Poller poller(m_plan.share_cores);
     std::uint64_t posted = 0;
     while (posted < m_chunks || !in_flight.empty()) {
       int slot = 0;

@@ -13,7 +13,8 @@ namespace ezpz::yeet {
 struct StreamPlan {
   std::uint64_t total_bytes = 0;
   std::uint64_t chunk_bytes = 4u << 20;
-  int depth = 4;  // broadcasts in flight at once
+  int depth = 4;             // broadcasts in flight at once
+  bool share_cores = false;  // ranks outnumber this node's cores (mpi/poll.hpp)
 };
 
 struct StreamHooks {

@@ -2,6 +2,7 @@
 #include "ezpz/yeet/mpi/run.hpp"
 
 #include <mpi.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,25 +51,25 @@ Fault fault_from(const EnvLookup& env) {
 // Broadcasts a byte string from rank 0 of `comm`.
 // Blocking collectives are their non-blocking forms plus wait_politely (mpi/poll.hpp): ranks wait here
 // while rank 0 scans the source and while the slowest node commits, and MPICH's own waits would spin.
-std::string broadcast_bytes(MPI_Comm comm, std::string bytes) {
+std::string broadcast_bytes(MPI_Comm comm, std::string bytes, bool share_cores) {
   std::uint64_t size = bytes.size();
   MPI_Request request;
   MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, comm, &request);
-  wait_politely(request);
+  wait_politely(request, share_cores);
   bytes.resize(size);
   MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, comm, &request);
-  wait_politely(request);
+  wait_politely(request, share_cores);
   return bytes;
 }
 
 // Every rank's report, at rank 0 (empty elsewhere).
-std::vector<NodeReport> gather_reports(const NodeReport& mine, int ranks) {
+std::vector<NodeReport> gather_reports(const NodeReport& mine, int ranks, bool share_cores) {
   std::string encoded = encode_report(mine);
   int size = static_cast<int>(encoded.size());
   std::vector<int> sizes(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
   MPI_Request request;
   MPI_Igather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
-  wait_politely(request);
+  wait_politely(request, share_cores);
   int total = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     offsets[i] = total;
@@ -77,7 +78,7 @@ std::vector<NodeReport> gather_reports(const NodeReport& mine, int ranks) {
   std::string all(static_cast<std::size_t>(total), '\0');
   MPI_Igatherv(encoded.data(), size, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD,
                &request);
-  wait_politely(request);
+  wait_politely(request, share_cores);
   std::vector<NodeReport> reports;
   if (mine.rank != 0) return reports;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -88,16 +89,29 @@ std::vector<NodeReport> gather_reports(const NodeReport& mine, int ranks) {
 }
 
 // True when a lower rank has the same node and DEST: that rank writes it, this one must not race it.
-bool shares_dest_with_lower_rank(const NodeReport& mine, int ranks) {
+bool shares_dest_with_lower_rank(const NodeReport& mine, int ranks, bool share_cores) {
   std::uint64_t key = std::hash<std::string>{}(mine.node + '\0' + mine.dest);
   std::vector<std::uint64_t> keys(static_cast<std::size_t>(ranks));
   MPI_Request request;
   MPI_Iallgather(&key, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &request);
-  wait_politely(request);
+  wait_politely(request, share_cores);
   for (int rank = 0; rank < mine.rank; ++rank) {
     if (keys[static_cast<std::size_t>(rank)] == key) return true;
   }
   return false;
+}
+
+// True when the ranks on this node have fewer cores than their busy threads (main and writer each).
+bool ranks_outnumber_cores() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int here = 1;
+  MPI_Comm_size(node, &here);
+  MPI_Comm_free(&node);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  int cores = ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  return 2 * here > cores;
 }
 
 // The source's end-of-stream message: its read error ("" when none) and per-file hashes.
@@ -111,7 +125,8 @@ std::string encode_trailer(const SourceReader& reader) {
 
 class Run {
  public:
-  Run(const Options& options, int rank, int ranks) : m_options(options), m_ranks(ranks), m_env(process_env()) {
+  Run(const Options& options, int rank, int ranks)
+      : m_options(options), m_ranks(ranks), m_env(process_env()), m_share_cores(ranks_outnumber_cores()) {
     m_report.rank = rank;
     m_report.node = node_name(m_env);
   }
@@ -126,7 +141,7 @@ class Run {
     std::optional<Manifest> manifest = share_manifest();
     if (manifest) copy(*manifest);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::vector<NodeReport> reports = gather_reports(m_report, m_ranks);
+    std::vector<NodeReport> reports = gather_reports(m_report, m_ranks, m_share_cores);
     int exit_code = 0;
     if (m_report.rank == 0) {
       RunSummary summary = summarize(reports, required_successes(m_options.min_success, m_ranks),
@@ -136,7 +151,7 @@ class Run {
     }
     MPI_Request request;
     MPI_Ibcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
-    wait_politely(request);
+    wait_politely(request, m_share_cores);
     return exit_code;
   }
 
@@ -159,7 +174,7 @@ class Run {
         message = std::string("E") + error.what();
       }
     }
-    message = broadcast_bytes(MPI_COMM_WORLD, message);
+    message = broadcast_bytes(MPI_COMM_WORLD, message, m_share_cores);
     if (message[0] == 'M') return decode_manifest(std::string_view(message).substr(1));
     fail(m_report.rank == 0 ? message.substr(1) : "nothing copied: rank 0 could not read the source");
     return std::nullopt;
@@ -171,7 +186,7 @@ class Run {
                      (m_options.venv == VenvMode::detect &&
                       std::any_of(manifest.entries.begin(), manifest.entries.end(),
                                   [](const Entry& entry) { return entry.path == "pyvenv.cfg"; }));
-    bool shared = shares_dest_with_lower_rank(m_report, m_ranks);
+    bool shared = shares_dest_with_lower_rank(m_report, m_ranks, m_share_cores);
     std::unique_ptr<Staging> staging;
     if (!failed()) {
       if (shared) {
@@ -185,7 +200,7 @@ class Run {
     int wanting = staging ? 1 : 0, total_wanting = 0;
     MPI_Request request;
     MPI_Iallreduce(&wanting, &total_wanting, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
-    wait_politely(request);
+    wait_politely(request, m_share_cores);
     MPI_Comm data = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, m_report.rank == 0 || staging ? 0 : MPI_UNDEFINED, m_report.rank, &data);
     if (data == MPI_COMM_NULL) return;
@@ -225,10 +240,10 @@ class Run {
     hooks.arrived = [&](std::uint64_t index, char* bytes, std::size_t size) {
       if (m_report.rank == fault.rank && index == fault.chunk && size > 0) bytes[size / 2] ^= 0x5a;
     };
-    broadcast_stream(data, StreamPlan{manifest.total_bytes, m_options.chunk_bytes, m_options.pipeline_depth}, hooks);
+    broadcast_stream(data, StreamPlan{manifest.total_bytes, m_options.chunk_bytes, m_options.pipeline_depth, m_share_cores}, hooks);
     progress.finish();
 
-    std::string trailer = broadcast_bytes(data, reader ? encode_trailer(*reader) : std::string());
+    std::string trailer = broadcast_bytes(data, reader ? encode_trailer(*reader) : std::string(), m_share_cores);
     wire::Reader in(trailer);
     std::string source_error = in.str();
     std::vector<std::uint64_t> hashes(in.u64());
@@ -248,6 +263,7 @@ class Run {
   const Options& m_options;
   int m_ranks;
   EnvLookup m_env;
+  bool m_share_cores;
   NodeReport m_report;
 };
 
