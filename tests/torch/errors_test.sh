@@ -104,13 +104,16 @@ check "missing: rank 0 names rank 1" grep -qF "waited 3 s for all 3 ranks to joi
   "$workdir/missing.0.err"
 
 # Two processes with RANK=1 (and none with RANK=0 but rank 0 itself): the second one is refused.
+# The first two wait up to 10 s for the missing rank 2; the duplicate starts 2 s after them, time
+# enough for the first RANK=1 to load LibTorch and join even on a loaded machine (with 0.5 s, a full
+# parallel ctest run sometimes let the duplicate join first).
 port=$(free_port)
 for r in 0 1; do
   env -i PATH="$PATH" RANK=$r WORLD_SIZE=3 LOCAL_RANK=$r LOCAL_WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
-    timeout -k 5 60 "$program" --timeout 3 >/dev/null 2>"$workdir/dup.$r.err" &
+    timeout -k 5 60 "$program" --timeout 10 >/dev/null 2>"$workdir/dup.$r.err" &
   rank_pids+=($!)
 done
-sleep 0.5
+sleep 2
 expect_error duplicate_rank 1 "RANK=1 WORLD_SIZE=3 LOCAL_RANK=1 LOCAL_WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port" \
   --timeout 3 -- "rendezvous at MASTER_ADDR=127.0.0.1 MASTER_PORT=$port: another process already joined as RANK=1"
 for pid in "${rank_pids[@]}"; do wait "$pid"; done
