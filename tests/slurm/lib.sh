@@ -22,3 +22,16 @@ require_slurm() {
   echo "SKIP: $why" >&2
   exit 77
 }
+
+# Enters the cluster for a test that submits jobs through ezpz: requires Slurm (above), takes the
+# cluster's SLURM_CONF, polls fast, keeps job records in $workdir (tests/e2e/lib.sh) and works there.
+enter_cluster() {  # enter_cluster CLUSTER_DIR
+  require_slurm
+  local env_lines
+  env_lines=$("$(dirname "${BASH_SOURCE[0]}")/cluster.sh" env "$1") || exit 1
+  eval "$env_lines"
+  # shellcheck disable=SC2154 # workdir comes from tests/e2e/lib.sh, which every caller sources first
+  export EZPZ_POLL_SECONDS=0.5 EZPZ_RECORDS_DIR="$workdir/records"
+  unset EZPZ_SYSTEM
+  cd "$workdir" || exit 1
+}

@@ -9,14 +9,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../e2e/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$here/lib.sh"
-require_slurm
 cluster=$1
 ezpz=$2
-env_lines=$("$here/cluster.sh" env "$cluster") || exit 1
-eval "$env_lines"
-export EZPZ_POLL_SECONDS=0.5 EZPZ_RECORDS_DIR="$workdir/records"
-unset EZPZ_SYSTEM
-cd "$workdir" || exit 1
+enter_cluster "$cluster"
 state_of() {  # state_of JOBID -> the state ezpz status reports
   "$ezpz" status "$1" --json 2>/dev/null | python3 -c "import json, sys; print(json.load(sys.stdin)[0]['state'])" 2>/dev/null
 }
