@@ -1,38 +1,13 @@
 // `ezpz render`: print the batch script (and nothing else) on stdout, or write it with -o.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_options.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/file.hpp"
 
 namespace ezpz {
-namespace {
-
-// Writes through a temporary file and a rename, so a failure never leaves a half-written script.
-void write_file_atomically(const std::string& path, const std::string& text) {
-  std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
-  }
-}
-
-}  // namespace
 
 void add_render_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<JobOptions>();
@@ -49,8 +24,7 @@ void add_render_command(CLI::App& app, CommandAction& action) {
       if (output->empty()) {
         std::cout << script.text << std::flush;
       } else {
-        write_file_atomically(*output, script.text);
-        ::chmod(output->c_str(), 0755);
+        write_file_atomically(*output, script.text, true);
       }
       return static_cast<int>(k_exit_ok);
     };

@@ -49,24 +49,6 @@ std::string record_dir(const std::string& root, const std::string& job_id) {
   return (fs::path(root) / safe).string();
 }
 
-void write_file(const std::string& path, const std::string& text, bool executable) {
-  std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
-    }
-  }
-  if (executable) ::chmod(temporary.c_str(), 0755);
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
-  }
-}
-
 std::vector<JobRecord> list_records(const std::string& root) {
   std::vector<std::pair<fs::file_time_type, JobRecord>> found;
   std::error_code error;

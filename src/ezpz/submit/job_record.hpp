@@ -33,9 +33,6 @@ std::string records_root(const std::string& flag, const std::string& base);
 // The directory for a job id in `root` (ids are made file-name safe).
 std::string record_dir(const std::string& root, const std::string& job_id);
 
-// Writes `text` to `path` through a temporary file and a rename. Throws UserError on failure.
-void write_file(const std::string& path, const std::string& text, bool executable = false);
-
 // Every record under `root`, oldest first; a record that cannot be read is skipped with a warning.
 std::vector<JobRecord> list_records(const std::string& root);
 

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
@@ -52,8 +53,8 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   std::string pending = record_dir(options.records_root, "pending-" + job.hash + "-" + std::to_string(::getpid()));
   fs::create_directories(pending);
   std::string script_path = (fs::path(pending) / "job.sh").string();
-  write_file(script_path, script.text, true);
-  write_file((fs::path(pending) / "job.json").string(), resolved_json(job, true).dump(2) + "\n");
+  write_file_atomically(script_path, script.text, true);
+  write_file_atomically((fs::path(pending) / "job.json").string(), resolved_json(job, true).dump(2) + "\n");
 
   std::vector<std::string> argv = scheduler.submit;
   if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
@@ -88,7 +89,7 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   fs::remove_all(record.dir, error);  // a record left from an earlier cluster with the same id
   fs::rename(pending, record.dir, error);
   if (error) record.dir = pending;
-  write_file((fs::path(record.dir) / "record.json").string(), record.to_json().dump(2) + "\n");
+  write_file_atomically((fs::path(record.dir) / "record.json").string(), record.to_json().dump(2) + "\n");
   return record;
 }
 
