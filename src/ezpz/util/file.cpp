@@ -1,6 +1,7 @@
-// Atomic whole-file writes.
+// Atomic whole-file writes and directory listings.
 #include "ezpz/util/file.hpp"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,18 @@ void write_file_atomically(const std::string& path, const std::string& text, boo
     std::remove(temporary.c_str());
     throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
   }
+}
+
+std::optional<std::vector<std::string>> directory_names(const std::string& path) {
+  DIR* directory = ::opendir(path.c_str());
+  if (directory == nullptr) return std::nullopt;
+  std::vector<std::string> names;
+  while (const dirent* item = ::readdir(directory)) {
+    std::string name = item->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  ::closedir(directory);
+  return names;
 }
 
 }  // namespace ezpz

@@ -1,7 +1,9 @@
-// Writing a whole file so that readers never see it half-written.
+// Whole files written so that readers never see them half-written, and directory listings.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ezpz {
 
@@ -9,5 +11,9 @@ namespace ezpz {
 // a half-written file (an earlier file at `path` stays as it was). `executable` makes it mode 0755.
 // Throws UserError naming `path` on failure.
 void write_file_atomically(const std::string& path, const std::string& text, bool executable = false);
+
+// The names in directory `path` (without "." and ".."), in the order the file system gives them;
+// nullopt when it cannot be opened, with errno saying why.
+std::optional<std::vector<std::string>> directory_names(const std::string& path);
 
 }  // namespace ezpz

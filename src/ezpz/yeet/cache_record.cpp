@@ -1,7 +1,6 @@
 // DEST/.ezpz-yeet: reading, writing and checking it.
 #include "ezpz/yeet/cache_record.hpp"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -10,27 +9,13 @@
 #include <sstream>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
 #include "ezpz/util/hash.hpp"
 
 namespace ezpz::yeet {
 namespace {
 
 constexpr const char* k_record_header = "ezpz-yeet 1";
-
-bool directory_is_empty(const std::string& path) {
-  DIR* directory = ::opendir(path.c_str());
-  if (directory == nullptr) return false;
-  bool empty = true;
-  while (const dirent* item = ::readdir(directory)) {
-    std::string name = item->d_name;
-    if (name != "." && name != "..") {
-      empty = false;
-      break;
-    }
-  }
-  ::closedir(directory);
-  return empty;
-}
 
 bool entry_matches(const std::string& dest, const Entry& entry, bool relocated) {
   struct stat info {};
@@ -88,7 +73,10 @@ bool holds_copy(const std::string& dest, const Manifest& manifest, std::uint64_t
 void check_replaceable(const std::string& dest) {
   struct stat info {};
   if (::lstat(dest.c_str(), &info) != 0) return;
-  if (S_ISDIR(info.st_mode) && (directory_is_empty(dest) || read_cache_record(dest))) return;
+  if (S_ISDIR(info.st_mode)) {
+    if (read_cache_record(dest)) return;
+    if (auto names = directory_names(dest); names && names->empty()) return;
+  }
   throw UserError("DEST '" + dest + "' exists and was not made by ezpz yeet; not replacing it",
                   "choose a new directory (yeet creates it), or remove this one first");
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <filesystem>
 
 #include "ezpz/util/error.hpp"
 
@@ -30,8 +31,6 @@ std::string variable_name(const std::string& text, std::size_t& i, const std::st
   }
   return text.substr(start, i - start);
 }
-
-std::string last_component(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 }  // namespace
 
@@ -74,7 +73,7 @@ std::string expand_dest(const std::string& pattern, const std::string& node, int
     }
   }
   while (out.size() > 1 && out.back() == '/') out.pop_back();
-  std::string last = last_component(out);
+  std::string last = std::filesystem::path(out).filename().string();
   if (out.empty() || out[0] != '/' || out == "/" || last == "." || last == "..") {
     throw UserError("DEST must be an absolute path to a directory yeet may replace, got '" + out + "'",
                     "for example /tmp/$USER/env or /local/scratch/env");

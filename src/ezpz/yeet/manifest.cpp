@@ -1,15 +1,16 @@
 // Scanning the source tree and the manifest's wire format.
 #include "ezpz/yeet/manifest.hpp"
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
 #include "ezpz/util/hash.hpp"
 #include "ezpz/yeet/wire.hpp"
 
@@ -60,16 +61,10 @@ struct Scanner {
   }
 
   void add_directory(const std::string& relative) {
-    DIR* directory = ::opendir(full(relative).c_str());
-    if (directory == nullptr) throw UserError("cannot read the directory '" + full(relative) + "': " + errno_text(errno));
-    std::vector<std::string> names;
-    while (const dirent* item = ::readdir(directory)) {
-      std::string name = item->d_name;
-      if (name != "." && name != "..") names.push_back(std::move(name));
-    }
-    ::closedir(directory);
-    std::sort(names.begin(), names.end());
-    for (const auto& name : names) add(join(relative, name));
+    auto names = directory_names(full(relative));
+    if (!names) throw UserError("cannot read the directory '" + full(relative) + "': " + errno_text(errno));
+    std::sort(names->begin(), names->end());
+    for (const auto& name : *names) add(join(relative, name));
   }
 
   void add(const std::string& relative) {
@@ -91,11 +86,9 @@ Entry synthetic_root() {
   return root;
 }
 
-std::string base_name(const std::string& path) {
-  std::string trimmed = path;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  std::size_t slash = trimmed.rfind('/');
-  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return std::filesystem::path(path).filename().string();
 }
 
 }  // namespace

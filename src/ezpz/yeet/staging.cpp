@@ -1,7 +1,6 @@
 // Receiving a copy into a staging directory and moving it into place.
 #include "ezpz/yeet/staging.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -10,9 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
 #include "ezpz/util/hash.hpp"
 #include "ezpz/yeet/archive.hpp"
 #include "ezpz/yeet/cache_record.hpp"
@@ -25,12 +26,7 @@ constexpr std::size_t k_write_bytes = 1u << 20;
 
 std::string errno_text() { return std::strerror(errno); }
 
-std::string parent_of(const std::string& path) {
-  std::size_t slash = path.rfind('/');
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string name_of(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+std::string parent_of(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
 
 // mkdir -p; throws naming the first directory that cannot be made.
 void make_directories(const std::string& path) {
@@ -61,14 +57,8 @@ void remove_tree(const std::string& path) {
   if (::lstat(path.c_str(), &info) != 0) return;
   if (S_ISDIR(info.st_mode)) {
     ::chmod(path.c_str(), (info.st_mode & 07777) | S_IRWXU);
-    if (DIR* directory = ::opendir(path.c_str())) {
-      std::vector<std::string> names;
-      while (const dirent* item = ::readdir(directory)) {
-        std::string name = item->d_name;
-        if (name != "." && name != "..") names.push_back(name);
-      }
-      ::closedir(directory);
-      for (const auto& name : names) remove_tree(path + "/" + name);
+    if (auto names = directory_names(path)) {
+      for (const auto& name : *names) remove_tree(path + "/" + name);
     }
     ::rmdir(path.c_str());
     return;
@@ -83,7 +73,7 @@ Staging::Staging(const Manifest& manifest, std::string dest, const std::string& 
       m_hashes(m_cursor.content_files().size(), StreamHash().digest()) {
   check_replaceable(m_dest);
   make_directories(parent_of(m_dest));
-  m_dir = parent_of(m_dest) + "/." + name_of(m_dest) + ".yeet-" + tag + "-" + random_suffix();
+  m_dir = parent_of(m_dest) + "/." + std::filesystem::path(m_dest).filename().string() + ".yeet-" + tag + "-" + random_suffix();
   if (::mkdir(m_dir.c_str(), 0700) != 0) {
     throw UserError("cannot create a staging directory beside '" + m_dest + "': " + errno_text());
   }

@@ -1,7 +1,6 @@
 // Test helpers for yeet: a temporary directory and small file utilities.
 #pragma once
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "ezpz/util/file.hpp"
 #include "ezpz/yeet/staging.hpp"
 
 namespace ezpz::yeet::test {
@@ -48,10 +48,7 @@ inline bool exists(const std::string& path) {
 // Names in `directory` that start with `prefix` (staging directories are ".<name>.yeet-<tag>-<random>").
 inline int count_prefixed(const std::string& directory, const std::string& prefix) {
   int count = 0;
-  if (DIR* listing = ::opendir(directory.c_str())) {
-    while (const dirent* item = ::readdir(listing)) count += std::string(item->d_name).rfind(prefix, 0) == 0;
-    ::closedir(listing);
-  }
+  for (const auto& name : directory_names(directory).value_or(std::vector<std::string>{})) count += name.rfind(prefix, 0) == 0;
   return count;
 }
 
