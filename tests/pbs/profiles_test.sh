@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Every shipped PBS profile's renders go through the real OpenPBS qsub and come back from the real
+# server exactly as rendered: for each profile, several variants (1 and 2 nodes, every queue of the
+# profile with a node count it accepts, a stage: entry with env and mail, a job name with dots and
+# dashes, a dependency) are submitted held (`qsub -h`) by the non-root user, and `qstat -f -F json`
+# must show every #PBS line of the script: select (and nodect), walltime, filesystems, place, account,
+# queue, job name, -k, -r, -m/-M, -W depend. Then the jobs are deleted.
+#   profiles_test.sh SERVER_DIR EZPZ   (ctest: pbs.profiles)
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
+source "$here/../e2e/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$here/lib.sh"
+server=$1
+enter_server "$server"
+ezpz=$(user_copy "$2" ezpz)
+# Debian's Python: a version manager's shim may not be readable by the test user and costs 0.1 s a call.
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+
+# The filesystems each ALCF profile's jobs name (Aurora and Polaris require them; Sunspot has a default).
+filesystems_of() {
+  case $1 in
+    aurora) echo "filesystems: [home, flare]" ;;
+    polaris) echo "filesystems: [home, eagle]" ;;
+  esac
+}
+
+# compare SCRIPT QSTAT_JSON: prints one line per #PBS directive of SCRIPT whose value the server does
+# not show as written (nothing when all match), and the directives it cannot check.
+compare() {
+  "$python" - "$1" "$2" <<'PY'
+import json, re, shlex, sys
+
+script, qstat = sys.argv[1], sys.argv[2]
+jobs = json.load(open(qstat)).get("Jobs", {})
+if len(jobs) != 1:
+    print(f"qstat -f -F json shows {len(jobs)} jobs, expected 1")
+    sys.exit()
+job = next(iter(jobs.values()))
+resources = job.get("Resource_List", {})
+directives = []
+for line in open(script):
+    line = line.rstrip("\n")
+    if line.startswith("#PBS"):
+        directives.append(shlex.split(line[4:]))
+    elif line.strip() and not line.startswith("#"):
+        break  # qsub reads no directive after the first command
+if not directives:
+    print("the script has no #PBS line")
+
+def expect(what, got, want):
+    if str(got) != str(want):
+        print(f"{what}: rendered '{want}', server shows '{got}'")
+
+boolean = {"y": "True", "n": "False"}
+for words in directives:
+    option, value = words[0], " ".join(words[1:])
+    if option == "-l":
+        for item in value.split(","):
+            name, _, want = item.partition("=")
+            expect(f"-l {name}", resources.get(name, "<absent>"), want)
+            if name == "select":
+                nodes = sum(int(chunk.split(":")[0]) if chunk.split(":")[0].isdigit() else 1
+                            for chunk in want.split("+"))
+                expect("Resource_List.nodect (from select)", resources.get("nodect", "<absent>"), nodes)
+    elif option == "-N":
+        expect("-N (Job_Name)", job.get("Job_Name"), value)
+    elif option == "-A":
+        expect("-A (Account_Name)", job.get("Account_Name"), value)
+    elif option == "-q":
+        expect("-q (queue)", job.get("queue"), value)
+    elif option == "-k":
+        expect("-k (Keep_Files)", job.get("Keep_Files"), value)
+    elif option == "-r":
+        expect("-r (Rerunable)", job.get("Rerunable"), boolean.get(value, value))
+    elif option == "-m":
+        expect("-m (Mail_Points)", job.get("Mail_Points"), value)
+    elif option == "-M":
+        expect("-M (Mail_Users)", job.get("Mail_Users"), value)
+    elif option == "-W" and value.startswith("depend="):
+        expect("-W depend", job.get("depend"), value[len("depend="):])
+    elif option in ("-o", "-e"):
+        attribute = {"-o": "Output_Path", "-e": "Error_Path"}[option]
+        got = job.get(attribute, "")
+        expect(f"{option} ({attribute}, host: stripped)", got.split(":", 1)[-1], value)
+    else:
+        print(f"the test does not know how to check '#PBS {' '.join(words)}': add it to compare()")
+if job.get("job_state") != "H":
+    print(f"job_state is '{job.get('job_state')}', expected H (held)")
+PY
+}
+
+submitted=()
+# variant SYSTEM LABEL [ezpz render arguments…]: renders $spec (the current variant's spec) for SYSTEM,
+# submits it held as the test user and compares what the server shows with the #PBS lines.
+variant() {
+  local system=$1 label=$2
+  shift 2
+  local what="$system $label" script="$userdir/$system-$label.sh"
+  if ! "$ezpz" render "$spec" --system "$system" "$@" -o "$script" 2>"$workdir/err"; then
+    fail "$what: ezpz render failed: $(cat "$workdir/err")"
+    return
+  fi
+  chown "$EZPZ_PBS_USER:" "$script"
+  local job rc
+  job=$(as_user qsub -h "$script" 2>"$workdir/err")
+  rc=$?
+  if ((rc != 0)); then
+    fail "$what: qsub refused the script (exit $rc): $(cat "$workdir/err")"
+    return
+  fi
+  submitted+=("$job")
+  check "$what: qsub printed a job id ($job)" grep -Eqx -- "$job_id_pattern" <<<"$job"
+  if ! as_user qstat -f -F json "$job" >"$workdir/qstat.json" 2>"$workdir/err" </dev/null; then
+    fail "$what: qstat -f -F json $job failed: $(cat "$workdir/err")"
+    return
+  fi
+  local problems
+  problems=$(compare "$script" "$workdir/qstat.json" 2>&1)
+  check "$what ($job): the server shows every #PBS line as rendered${problems:+:$'\n'  $problems}" test -z "$problems"
+  ((++variants))
+}
+
+job_id_pattern=$(sed -n "s/^job_id_pattern: '\(.*\)'$/\1/p" "$here/../../schedulers/pbs.yaml")
+check "schedulers/pbs.yaml has a job_id_pattern" test -n "$job_id_pattern"
+check "qsub is OpenPBS's, from /opt/pbs" test "$(command -v qsub)" = /opt/pbs/bin/qsub
+
+mapfile -t systems < <("$ezpz" systems list | awk 'NR > 1 && $2 == "pbs" { print $1 }')
+check "the PBS profiles are aurora, polaris, sunspot and pbs (got ${systems[*]})" \
+  test "$(printf '%s\n' "${systems[@]}" | sort | tr '\n' ' ')" = "aurora pbs polaris sunspot "
+variants=0
+for system in "${systems[@]}"; do
+  spec=$userdir/$system.yaml
+  cat >"$spec" <<YAML
+name: ezpz-pbs-check
+account: MyProject
+nodes: 1
+walltime: 30m
+$(filesystems_of "$system")
+env: {HF_HOME: /tmp/hf}
+run: [python3, train.py, --lr, "3e-4"]
+YAML
+  variant "$system" one-node
+  variant "$system" two-nodes --set nodes=2
+  variant "$system" name-with-dots --set name=llama-3.1-8b.ft-v2_run.7
+  variant "$system" walltime-normalised --set walltime=5:60
+
+  # Every queue of the profile, with the first node count it accepts there.
+  mapfile -t queues < <("$ezpz" systems show "$system" |
+    awk '/^queues:/ { q = 1; next } q && /^  [^ ]/ { print $1; next } q { exit }')
+  for queue in "${queues[@]}"; do
+    queue=${queue%:}
+    found=0
+    for nodes in 1 2 10 256; do
+      if "$ezpz" render "$spec" --system "$system" --set "queue=$queue" --set "nodes=$nodes" >/dev/null 2>&1; then
+        variant "$system" "queue-$queue-$nodes-nodes" --set "queue=$queue" --set "nodes=$nodes"
+        found=1
+        break
+      fi
+    done
+    ((found)) || fail "$system: ezpz renders no job for queue $queue with 1, 2, 10 or 256 nodes"
+  done
+
+  # A stage: entry, more environment, mail, and the tier0 group placement Aurora documents.
+  spec=$userdir/$system-stage.yaml
+  cat >"$spec" <<YAML
+name: stage.check-1
+account: MyProject
+nodes: 2
+walltime: 1h
+$(filesystems_of "$system")
+env: {HF_HOME: /tmp/hf, ODD: "a b \$(c) 'd'"}
+stage:
+  - {src: /tmp/venv.tar.gz, dest: /tmp/venv, unpack: true, venv: true}
+setup: source /tmp/venv/bin/activate
+run: [python3, -m, train]
+mail: {user: me@example.org, events: [begin, end, fail]}
+YAML
+  variant "$system" stage-env-mail
+  variant "$system" tier0-group --set 'scheduler_args=["-l place=scatter:group=tier0"]'
+  if ((${#submitted[@]})); then
+    variant "$system" after --set "after=${submitted[-1]}"
+  fi
+done
+check "variants were submitted and checked ($variants)" test "$variants" -ge 20
+
+if ((${#submitted[@]})); then
+  as_user qdel "${submitted[@]}" </dev/null 2>"$workdir/err"
+  check "qdel deletes the held jobs: $(cat "$workdir/err")" test $? -eq 0
+  left=$(as_user qselect -u "$EZPZ_PBS_USER" </dev/null | grep -Fxf <(printf '%s\n' "${submitted[@]}"))
+  check "no test job is left queued ($left)" test -z "$left"
+fi
+finish
