@@ -28,7 +28,7 @@ user=${EZPZ_PBS_USER:-ezpzpbs}
 profiles=(aurora sunspot polaris pbs)
 # The order stop ends them in: jobs' MoM first, the server (which stops using the database) before
 # PostgreSQL.
-daemons=(pbs_mom pbs_sched pbs_server.bin pbs_comm postgres)
+daemons=(pbs_mom pbs_sched pbs_server.bin pbs_comm pbs_ds_monitor postgres)
 failed=0
 
 log() { echo "server.sh: $*" >&2; }
@@ -43,7 +43,7 @@ show_logs() {
   local file day
   day=$(date +%Y%m%d)
   for file in "$dir/log/"* "$pbs_home"/{server_logs,sched_logs,mom_logs,comm_logs}/"$day" \
-    "$pbs_home/datastore/pg_log/"*; do
+    "$pbs_home/datastore/log/"*; do
     [[ -s $file ]] || continue
     echo "----- $file (last 25 lines) -----" >&2
     tail -n 25 "$file" >&2
@@ -91,19 +91,26 @@ pid_in() {
 }
 
 # Appends the running PBS daemons to DIR/pids as "COMM PID START_TIME" (each once): the daemons fork
-# themselves away, so they are found by their lock files and the datastore's postmaster.pid.
+# themselves away, so they are found by their lock files, the datastore's postmaster.pid and
+# pbs_dblock (HOST:PID of pbs_ds_monitor, which pbs_server starts to watch PostgreSQL).
 record_pids() {
   [[ -d $dir ]] || return 0
   touch "$dir/pids"
   local file pid comm started
   for file in server_priv/server.lock sched_priv/sched.lock mom_priv/mom.lock server_priv/comm.lock \
-    datastore/postmaster.pid; do
-    pid=$(pid_in "$pbs_home/$file")
+    datastore/postmaster.pid datastore/pbs_dblock; do
+    if [[ $file == */pbs_dblock ]]; then
+      pid=$(cat "$pbs_home/$file" 2>/dev/null || true)
+      pid=${pid##*:}
+      [[ $pid =~ ^[0-9]+$ ]] || pid=''
+    else
+      pid=$(pid_in "$pbs_home/$file")
+    fi
     [[ -n $pid ]] || continue
     comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
     started=$(start_time "$pid")
     [[ -n $started ]] || continue
-    case $comm in pbs_server.bin | pbs_sched | pbs_mom | pbs_comm | postgres) ;; *) continue ;; esac
+    case $comm in pbs_server.bin | pbs_sched | pbs_mom | pbs_comm | pbs_ds_monitor | postgres) ;; *) continue ;; esac
     grep -qx "$comm $pid $started" "$dir/pids" || echo "$comm $pid $started" >>"$dir/pids"
   done
 }
@@ -113,7 +120,7 @@ running_daemons() {
   local comm pid
   for comm in /proc/[0-9]*/comm; do
     case $(cat "$comm" 2>/dev/null) in
-      pbs_server.bin | pbs_sched | pbs_mom | pbs_comm)
+      pbs_server.bin | pbs_sched | pbs_mom | pbs_comm | pbs_ds_monitor)
         pid=${comm#/proc/}
         echo "${pid%/comm}"
         ;;
@@ -364,7 +371,7 @@ start_server() {
   wait_for "${EZPZ_PBS_START_TIMEOUT:-120}" "node $host to be free (pbsnodes)" node_free
   record_pids
   local comm
-  for comm in pbs_server.bin pbs_sched pbs_mom pbs_comm postgres; do
+  for comm in pbs_server.bin pbs_sched pbs_mom pbs_comm pbs_ds_monitor postgres; do
     grep -q "^$comm " "$dir/pids" || die "no running $comm found after the start"
   done
   env_lines >"$dir/env"
