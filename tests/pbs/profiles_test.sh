@@ -190,7 +190,8 @@ check "variants were submitted and checked ($variants)" test "$variants" -ge 20
 
 if ((${#submitted[@]})); then
   as_user qdel "${submitted[@]}" </dev/null 2>"$workdir/err"
-  check "qdel deletes the held jobs: $(cat "$workdir/err")" test $? -eq 0
+  rc=$?
+  check "qdel deletes the held jobs (exit $rc): $(cat "$workdir/err")" test "$rc" -eq 0
   left=$(as_user qselect -u "$EZPZ_PBS_USER" </dev/null | grep -Fxf <(printf '%s\n' "${submitted[@]}"))
   check "no test job is left queued ($left)" test -z "$left"
 fi

@@ -16,6 +16,18 @@ enter_server "$server"
 ezpz=$(user_copy "$2" ezpz)
 user_copy "$here/pals/mpiexec" >/dev/null
 bin=$userdir/bin
+# On exit: the test user's jobs deleted and gone (MoM would still write their output into $userdir),
+# then $workdir removed.
+cleanup() {
+  local jobs=() deadline=$((SECONDS + 30))
+  mapfile -t jobs < <(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null)
+  if ((${#jobs[@]})); then
+    as_user qdel -W force "${jobs[@]}" </dev/null >/dev/null 2>&1
+    while [[ -n $(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null) ]] && ((SECONDS < deadline)); do sleep 0.5; done
+  fi
+  rm -rf "$workdir"
+}
+trap cleanup EXIT
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 
@@ -53,7 +65,8 @@ spec() {
     echo "nodes: 1"
     echo "ranks_per_node: 2"
     echo "walltime: \"$walltime\""
-    [[ $system == aurora ]] && echo "filesystems: [home, flare]"
+    # Aurora's jobs name filesystems and load its default modules: there is no module command here.
+    [[ $system == aurora ]] && printf '%s\n' "filesystems: [home, flare]" "modules: []"
     echo "setup: export PATH=$bin:\$PATH"
     echo "run: $run"
     printf '%s\n' "$@"
@@ -81,14 +94,16 @@ check "status (text) shows the job completed with exit 0: $(cat "$workdir/status
 check "status with stdin closed still reaches the server (got '$(state_of "$job" <&-)')" \
   test "$(state_of "$job" <&-)" = completed
 ezpz logs "$job" >"$workdir/logs.txt" 2>"$workdir/logs.err" </dev/null
-check "logs exits 0 ($(cat "$workdir/logs.err"))" test $? -eq 0
+rc=$?
+check "logs exits 0 (got $rc: $(cat "$workdir/logs.err"))" test "$rc" -eq 0
 check "logs: both ranks printed all 500 lines ($(grep -c ' line ' "$workdir/logs.txt") lines)" \
   test "$(grep -c '^rank [01] line [0-9]*$' "$workdir/logs.txt")" -eq 1000
 check "logs: ranks 0 and 1 of 2 ran, through ezpz exec ($(grep ' done$' "$workdir/logs.txt" | tr '\n' ' '))" \
   test "$(grep -c '^rank [01] of 2 done$' "$workdir/logs.txt")" -eq 2
 check "logs: stderr is not mixed into stdout" test "$(grep -c 'to stderr' "$workdir/logs.txt")" -eq 0
 ezpz logs --stderr "$job" >"$workdir/stderr.txt" 2>"$workdir/stderr.err" </dev/null
-check "logs --stderr exits 0 ($(head -c 300 "$workdir/stderr.err"))" test $? -eq 0
+rc=$?
+check "logs --stderr exits 0 (got $rc: $(head -c 300 "$workdir/stderr.err"))" test "$rc" -eq 0
 check "logs --stderr shows what both ranks wrote to stderr ($(head -c 300 "$workdir/stderr.txt"))" \
   test "$(grep -c '^to stderr [01]$' "$workdir/stderr.txt")" -eq 2
 
@@ -108,7 +123,8 @@ check "the server holds it (job_state '$(pbs_attr "$held" job_state)', Hold_Type
   test "$(pbs_attr "$held" job_state)" = H
 check "status: held (got '$(state_of "$held")')" test "$(state_of "$held")" = held
 ezpz cancel "$held" >"$workdir/cancel.out" 2>&1 </dev/null
-check "cancel of a held job exits 0 ($(cat "$workdir/cancel.out"))" test $? -eq 0
+rc=$?
+check "cancel of a held job exits 0 (got $rc: $(cat "$workdir/cancel.out"))" test "$rc" -eq 0
 check "the server deleted the held job (job_state '$(pbs_attr "$held" job_state)')" \
   test "$(wait_state "$held" 30 cancelled completed failed >/dev/null; pbs_attr "$held" job_state)" = F
 check "status: the held job is cancelled (got '$(state_of "$held")')" test "$(state_of "$held")" = cancelled
@@ -119,7 +135,8 @@ sleeper=$(ezpz submit sleep.yaml 2>/dev/null </dev/null)
 state=$(wait_state "$sleeper" 60 running)
 check "the sleeping job runs (got '$state')" test "$state" = running
 ezpz cancel "$sleeper" >"$workdir/cancel.out" 2>&1 <&-
-check "cancel of a running job exits 0 ($(cat "$workdir/cancel.out"))" test $? -eq 0
+rc=$?
+check "cancel of a running job exits 0 (got $rc: $(cat "$workdir/cancel.out"))" test "$rc" -eq 0
 state=$(wait_state "$sleeper" 60 cancelled completed failed timeout not-run)
 check "the server ended the running job (job_state '$(pbs_attr "$sleeper" job_state)')" test "$(pbs_attr "$sleeper" job_state)" = F
 check "status: the job deleted while running is cancelled (got '$state', exit $(status_field "$sleeper" exit_code))" \
@@ -200,7 +217,8 @@ check "walltime: status names it timeout (got '$(state_of "$over")', detail '$(s
 
 # --- the server's limits and queues: loud failures that keep the script ---
 ezpz submit ok.yaml --set queue=debug --set nodes=3 >"$workdir/limit.out" 2>"$workdir/limit.err" </dev/null
-check "more nodes than queue debug allows: exit 1 ($(head -c 400 "$workdir/limit.err"))" test $? -eq 1
+rc=$?
+check "more nodes than queue debug allows: exit 1 (got $rc: $(head -c 400 "$workdir/limit.err"))" test "$rc" -eq 1
 check "more nodes than queue debug allows: qsub's own message is shown" \
   grep -q "Job violates queue and/or server resource limits" "$workdir/limit.err"
 check "more nodes than queue debug allows: nothing on stdout" test ! -s "$workdir/limit.out"
@@ -212,8 +230,7 @@ check "a walltime over queue debug's 1 h: exit 1 and qsub's message ($(head -c 3
 ezpz submit ok.yaml --set queue=nope >/dev/null 2>"$workdir/nope.err" </dev/null
 check "an unknown queue: exit 1 and qsub's message ($(head -c 300 "$workdir/nope.err"))" grep -q "Unknown queue" "$workdir/nope.err"
 
-# Nothing of this test left on the server.
+# Nothing of this test left on the server (the EXIT trap deletes what is).
 mapfile -t left < <(as_user qselect -u "$EZPZ_PBS_USER" </dev/null)
 check "no job of the test is left queued or running (${left[*]})" test "${#left[@]}" -eq 0
-if ((${#left[@]})); then as_user qdel -W force "${left[@]}" </dev/null; fi
 finish
