@@ -3,7 +3,7 @@
 # Uses apt-get as root, or through sudo when not root. Installs nothing that is already there.
 set -euo pipefail
 
-build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev libboost-filesystem-dev
+build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev libboost-filesystem-dev libgtest-dev
                 libmstch-dev libxxhash-dev libarchive-dev libmpich-dev)
 # Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev) and a
 # real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm); zstd and python3-venv make yeet fixtures.

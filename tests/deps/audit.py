@@ -6,10 +6,11 @@ usage: audit.py BUILD_DIR SOURCE_DIR [--install-deps FILE] [--ninja PROGRAM] [--
                 [--programs FILE] [--verbose]
 
 What is checked, and in which scope (the install-deps.sh mode that must cover it):
-  build  objects and link lines of the top-level CMakeLists.txt (what ./scripts/quickstart.sh needs:
-         `install-deps.sh build`), the compiler, ar, cmake and ninja
-  test   everything else the test build used (tests/, src/ezpz/torch, examples/, files CMake read while
-         configuring), the shared libraries the built programs load, the programs the tests run
+  build  what ./scripts/quickstart.sh builds after `install-deps.sh build`: the objects and link lines of
+         a default configure (with the unit tests, without the LibTorch parts; see OPTIONAL_PARTS), the
+         libraries those programs load, the compiler, ar, cmake and ninja
+  test   everything else the test build used (the LibTorch parts, files CMake read while configuring),
+         the programs the tests run
          (programs.txt beside this file, plus every `command -v NAME` in tests/) and the Python modules
          they import (`install-deps.sh test`, what ./scripts/test.sh installs)
 Each file is mapped to its package with dpkg -S (the path as used and its realpath, with and without /usr).
@@ -189,15 +190,32 @@ def base_system(kind, graph_for):
 Use = collections.namedtuple("Use", "path scope why")
 
 
-def scope_of(build_relative):
-    """Outputs of the top-level CMakeLists.txt live in CMakeFiles/ or the build dir itself: the quickstart
-    builds them with the `build` packages. Subdirectories (tests/, src/ezpz/torch, examples/) are test-only."""
-    if build_relative.startswith("/"):
-        return "test"
-    return "build" if build_relative.startswith("CMakeFiles/") or "/" not in build_relative else "test"
+# Parts of the build that exist only with an option on: (option, on in a default configure, pattern of the
+# part's objects and link outputs in the build dir). ./scripts/quickstart.sh builds with the defaults,
+# unless it passes -DOPTION=VALUE to build.sh; what it builds needs only `install-deps.sh build`.
+OPTIONAL_PARTS = (
+    ("EZPZ_BUILD_TESTS", True, re.compile(r"^tests/")),
+    # ON when CMake finds LibTorch, which `install-deps.sh build` does not install.
+    ("EZPZ_BUILD_TORCH", False, re.compile(r"torch")),
+)
 
 
-def ninja_deps(ninja, build):
+def quickstart_scoper(quickstart):
+    """scope_of(build-relative path) -> "build" when ./scripts/quickstart.sh's build has that object or
+    output, else "test"."""
+    text = open(quickstart, encoding="utf-8").read() if os.path.exists(quickstart) else ""
+    given = {m.group(1): m.group(2).upper() in ("ON", "TRUE", "YES", "1")
+             for m in re.finditer(r"-D(\w+)(?::\w+)?=(\S+)", text)}
+    off = [pattern for option, default, pattern in OPTIONAL_PARTS if not given.get(option, default)]
+
+    def scope_of(build_relative):
+        if os.path.isabs(build_relative):
+            return "test"
+        return "test" if any(p.search(build_relative) for p in off) else "build"
+    return scope_of
+
+
+def ninja_deps(ninja, build, scope_of):
     result = run([ninja, "-C", build, "-t", "deps"])
     if result.returncode != 0:
         raise AuditError(f"`ninja -C {build} -t deps` failed: {result.stderr.strip()}")
@@ -253,7 +271,7 @@ def is_compiler(program):
     return re.search(r"(^|[-/])(c\+\+|g\+\+|gcc|cc|clang\+\+|clang)(-[0-9.]+)?$", program) is not None
 
 
-def ninja_commands(ninja, build):
+def ninja_commands(ninja, build, scope_of):
     """Link lines (libraries by path and -l), the programs the build runs, and the linked outputs."""
     result = run([ninja, "-C", build, "-t", "commands"])
     if result.returncode != 0:
@@ -540,11 +558,12 @@ def main():
     base = base_system(args.base, graph_for)
 
     # The build.
-    uses, objects = ninja_deps(args.ninja, build)
+    scope_of = quickstart_scoper(os.path.join(source, "scripts", "quickstart.sh"))
+    uses, objects = ninja_deps(args.ninja, build, scope_of)
     if objects == 0:
         raise AuditError(f"no compiler dependencies in {build} (ninja -t deps is empty): build it first")
     uses += configure_inputs(build)
-    link_uses, build_programs, outputs, links, unresolved = ninja_commands(args.ninja, build)
+    link_uses, build_programs, outputs, links, unresolved = ninja_commands(args.ninja, build, scope_of)
     uses += link_uses
     for item in unresolved:
         findings.append(("unresolved", None, item, "build", "the linker would not find it"))
