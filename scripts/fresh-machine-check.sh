@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# Runs the README's two commands on a fresh Debian 12 (a minbase chroot): ./scripts/quickstart.sh and
+# ./scripts/test.sh, each in its own fresh chroot, as root; reports each one's exit status and duration.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: scripts/fresh-machine-check.sh [--only quickstart|test] [--commit REV] [--keep] [--refresh]
+                                      [--no-ci] [--workdir DIR]
+
+Proves the README's Quickstart works on a fresh Debian 12 machine: for each command it unpacks a fresh
+`debootstrap --variant=minbase bookworm` chroot (what the debian:12 image has: Priority required + apt),
+copies this checkout as the working tree has it (tracked and untracked files, not the ignored ones such
+as build dirs; --commit REV: that commit instead) to /root/<checkout name> and ../shared beside it
+(tests use ../shared/third_party), mounts /proc, /sys, /dev,
+/dev/pts, a fresh /dev/shm and /run, and runs the command exactly as the README writes it, as root,
+from the checkout, with a clean login environment (HOME=/root, Debian's root PATH, no LANG):
+  1. ./scripts/quickstart.sh
+  2. ./scripts/test.sh        with CI=true as CI services set it (.ci/run runs this command), so tests
+                              that would skip for a missing program fail instead; --no-ci leaves it out
+Everything is unmounted and processes left in the chroot are stopped on exit, also on failure or ^C.
+
+  --only NAME    run only `quickstart` or `test`
+  --commit REV   copy the files of commit REV (git archive, e.g. HEAD) instead of the working tree
+  --keep         keep the chroots (default: deleted after each command)
+  --refresh      rebuild the cached base system (/var/cache/ezpz) instead of reusing it
+  --no-ci        run ./scripts/test.sh without CI=true
+  --workdir DIR  chroots and logs go to DIR/<UTC time>/ (default /var/tmp/ezpz-fresh-machine-check)
+
+Needs root, about 8 GB of disk, network access to the Debian archive, and 30-60 minutes (the test suite
+builds LibTorch parts and OpenPBS). The mirror is the host's own `bookworm` entry in /etc/apt/sources.list
+or sources.list.d (plus its bookworm-updates and bookworm-security entries). debootstrap is installed
+with apt-get when missing. Package installs do not start services in the chroot (policy-rc.d), as in a
+container. The base system is cached as a tarball in /var/cache/ezpz and reused (--refresh to rebuild).
+
+Do not run it while another test run is active on this machine: the chroot shares the host's network,
+and the test suite starts a Slurm cluster (ports from 16817) and an OpenPBS server on fixed ports. The
+test command is refused (exit 3) while slurmctld or pbs_server runs on the host.
+
+Full logs: <workdir>/<UTC time>/<command>.log; one line per command in summary.txt there. Exit status: 0
+when every command exited 0, 1 when one failed, 2 usage, 3 refused (another test run is active).
+USAGE
+}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+only=
+commit=
+keep=0
+refresh=0
+ci=1
+workdir=/var/tmp/ezpz-fresh-machine-check
+cache_dir=/var/cache/ezpz
+suite=bookworm
+
+while (($#)); do
+  case $1 in
+    --only) [[ ${2:-} == quickstart || ${2:-} == test ]] || { usage >&2; exit 2; }; only=$2; shift 2 ;;
+    --commit) [[ -n ${2:-} ]] || { usage >&2; exit 2; }; commit=$2; shift 2 ;;
+    --keep) keep=1; shift ;;
+    --refresh) refresh=1; shift ;;
+    --no-ci) ci=0; shift ;;
+    --workdir) [[ -n ${2:-} ]] || { usage >&2; exit 2; }; workdir=$2; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+commands=(quickstart test)
+[[ -n $only ]] && commands=("$only")
+if [[ -n $commit ]]; then
+  git -C "$root" rev-parse --verify -q "$commit^{commit}" >/dev/null || { echo "no commit '$commit'" >&2; exit 2; }
+fi
+
+log() { echo "fresh-machine-check: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+((EUID == 0)) || die "must run as root (debootstrap, chroot, mount)"
+[[ -f /etc/debian_version ]] || die "needs a Debian host (debootstrap and the host's apt sources)"
+
+# Refuses (exit 3) while a Slurm or PBS test run is active on the host: same ports, same host name.
+check_idle() {
+  local pids
+  pids=$( { pgrep -x slurmctld; pgrep pbs_server; } 2>/dev/null | tr '\n' ' ') || true
+  if [[ -n ${pids// /} ]]; then
+    log "refused: a test run seems active on this machine (slurmctld/pbs_server PIDs: ${pids% }); the test"
+    log "suite's Slurm cluster and PBS server use fixed ports. Run this again when it has finished."
+    exit 3
+  fi
+}
+for name in "${commands[@]}"; do
+  [[ $name == test ]] && check_idle
+done
+
+# --- the host's Debian mirror ------------------------------------------------------------------------
+
+# Prints "URI SUITE COMPONENT..." for each enabled `deb` entry of the host's apt sources (one-line
+# .list files and deb822 .sources files).
+host_sources() {
+  local file
+  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -r $file ]] || continue
+    sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$file" | awk '$1 == "deb" && NF >= 4 { $1 = ""; print substr($0, 2) }'
+  done
+  for file in /etc/apt/sources.list.d/*.sources; do
+    [[ -r $file ]] || continue
+    awk '
+      function flush(   i, j, u, s) {
+        if (types ~ /(^| )deb( |$)/ && enabled != "no")
+          for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) print uris[i], suites[j], comps
+        types = ""; enabled = ""; comps = ""; nu = 0; ns = 0
+      }
+      /^[ \t]*#/ { next }
+      /^[ \t]*$/ { flush(); next }
+      {
+        key = tolower($1); sub(/:$/, "", key); $1 = ""; value = substr($0, 2)
+        if (key == "types") types = value
+        else if (key == "enabled") enabled = tolower(value)
+        else if (key == "components") comps = value
+        else if (key == "uris") nu = split(value, uris, " ")
+        else if (key == "suites") ns = split(value, suites, " ")
+      }
+      END { flush() }' "$file"
+  done
+}
+
+# The URI of the host's entry for SUITE with the main component (empty if none).
+uri_for() {  # uri_for SUITE
+  host_sources | awk -v suite="$1" '$2 == suite { for (i = 3; i <= NF; i++) if ($i == "main") { print $1; exit } }'
+}
+
+mirror=$(uri_for "$suite")
+[[ -n $mirror ]] || die "no '$suite ... main' entry in /etc/apt/sources.list or sources.list.d: cannot pick a mirror"
+mirror=${mirror%/}
+updates=$(uri_for "$suite-updates")
+security=$(uri_for "$suite-security")
+
+# --- the cached base system ----------------------------------------------------------------------------
+
+if ! command -v debootstrap >/dev/null; then
+  log "installing debootstrap"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+fi
+
+run_dir=$workdir/$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$run_dir" "$cache_dir"
+summary=$run_dir/summary.txt
+mirror_key=$(printf '%s' "$mirror" | sha256sum | cut -c1-12)
+base_tarball=$cache_dir/debian-$suite-minbase-$mirror_key.tar.gz
+
+chroot_dir=
+mounts=()
+
+# Stops what still runs inside the chroot (only processes whose root is the chroot: started by the
+# command), unmounts what this script mounted, and deletes the chroot unless --keep.
+cleanup_chroot() {
+  local dir=$chroot_dir pid signal i
+  [[ -n $dir ]] || return 0
+  chroot_dir=
+  for signal in TERM KILL; do
+    local found=0
+    for pid in /proc/[0-9]*; do
+      pid=${pid#/proc/}
+      [[ $(readlink "/proc/$pid/root" 2>/dev/null) == "$dir" ]] || continue
+      kill "-$signal" "$pid" 2>/dev/null && found=1
+    done
+    ((found)) || break
+    [[ $signal == TERM ]] && sleep 3
+  done
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+    umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" || log "warning: could not unmount ${mounts[i]}"
+  done
+  mounts=()
+  if awk -v d="$dir/" 'index($2 "/", d) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
+    log "warning: something is still mounted under $dir: not deleting it"
+    return 0
+  fi
+  if ((keep)); then
+    log "kept the chroot: $dir"
+  else
+    rm -rf --one-file-system "$dir"
+  fi
+}
+# shellcheck disable=SC2317  # run by the EXIT trap
+on_exit() {
+  local status=$?
+  trap - EXIT INT TERM
+  cleanup_chroot
+  exit "$status"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+make_base_tarball() {
+  local tmp=$run_dir/base
+  log "debootstrap --variant=minbase $suite from $mirror (cached afterwards in $base_tarball)"
+  local include=()
+  # A minbase apt has no CA certificates; an https mirror needs them (a plain http mirror does not).
+  [[ $mirror == https:* ]] && include=(--include=ca-certificates)
+  debootstrap --variant=minbase "${include[@]}" "$suite" "$tmp" "$mirror" >"$run_dir/debootstrap.log" 2>&1 ||
+    { tail -n 20 "$run_dir/debootstrap.log" >&2; rm -rf --one-file-system "$tmp"; die "debootstrap failed"; }
+  rm -f "$tmp"/var/cache/apt/archives/*.deb
+  tar -C "$tmp" --numeric-owner -czf "$base_tarball.tmp" .
+  mv "$base_tarball.tmp" "$base_tarball"
+  rm -rf --one-file-system "$tmp"
+}
+if ((refresh)) || [[ ! -s $base_tarball ]]; then
+  make_base_tarball
+fi
+
+# --- one command in its own fresh chroot -----------------------------------------------------------------
+
+mount_in() {  # mount_in TARGET MOUNT-ARGS...
+  local target=$1
+  shift
+  mkdir -p "$target"
+  mount "$@" "$target"
+  mounts+=("$target")
+}
+
+prepare_chroot() {  # prepare_chroot DIR
+  local dir=$1 checkout
+  mkdir -p "$dir"
+  chroot_dir=$(cd "$dir" && pwd -P)
+  tar -C "$chroot_dir" --numeric-owner -xpzf "$base_tarball"
+
+  {
+    echo "deb $mirror $suite main"
+    [[ -n $updates ]] && echo "deb ${updates%/} $suite-updates main"
+    [[ -n $security ]] && echo "deb ${security%/} $suite-security main"
+  } >"$chroot_dir/etc/apt/sources.list"
+  cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
+  cp /etc/hosts "$chroot_dir/etc/hosts"
+  printf '#!/bin/sh\nexit 101\n' >"$chroot_dir/usr/sbin/policy-rc.d"
+  chmod 755 "$chroot_dir/usr/sbin/policy-rc.d"
+
+  checkout=$chroot_dir/root/$(basename "$root")
+  mkdir -p "$checkout"
+  if [[ -n $commit ]]; then
+    git -C "$root" archive "$commit" | tar -C "$checkout" -xf -
+  else
+    # The working tree's files, tracked and untracked, without ignored ones (build dirs); a deleted
+    # tracked file is skipped.
+    (cd "$root" && git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' file; do
+       [[ -e $file || -L $file ]] && printf '%s\0' "$file"
+     done | sort -zu | tar --null --no-recursion -T - -cf -) | tar -C "$checkout" -xf -
+  fi
+  if [[ -d $root/../shared ]]; then
+    tar -C "$root/.." -cf - shared | tar -C "$chroot_dir/root" -xf -
+  else
+    log "warning: no ../shared beside the checkout: tests that use it will fail"
+  fi
+
+  mount_in "$chroot_dir/proc" -t proc proc
+  mount_in "$chroot_dir/sys" -t sysfs sysfs
+  mount_in "$chroot_dir/dev" --bind /dev
+  mount_in "$chroot_dir/dev/pts" --bind /dev/pts
+  mount_in "$chroot_dir/dev/shm" -t tmpfs -o mode=1777,nosuid,nodev shm
+  mount_in "$chroot_dir/run" -t tmpfs -o mode=755,nosuid,nodev run
+  mkdir -p "$chroot_dir/run/lock"
+}
+
+format_duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+if [[ -n $commit ]]; then
+  source_description="commit $(git -C "$root" rev-parse --short "$commit")"
+else
+  source_description="working tree at $(git -C "$root" rev-parse --short HEAD) with its uncommitted changes"
+fi
+echo "source: $source_description; mirror: $mirror" >>"$summary"
+log "source: $source_description"
+
+overall=0
+for name in "${commands[@]}"; do
+  [[ $name == test ]] && check_idle
+  prepare_chroot "$run_dir/root-$name"
+  environment=(HOME=/root USER=root LOGNAME=root SHELL=/bin/bash TERM=dumb
+               PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
+  [[ $name == test ]] && ((ci)) && environment+=(CI=true)
+  command=./scripts/$name.sh
+  logfile=$run_dir/$name.log
+  log "$name: running $command in a fresh chroot (env: ${environment[*]}); log: $logfile"
+  start=$(date +%s)
+  set +e
+  chroot "$chroot_dir" /usr/bin/env -i "${environment[@]}" /bin/bash -c \
+    "cd /root/$(basename "$root") && exec $command" >"$logfile" 2>&1 </dev/null
+  status=$?
+  set -e
+  duration=$(($(date +%s) - start))
+  line="$name: $command exit $status after $(format_duration "$duration") (log: $logfile)"
+  if [[ $name == test ]]; then
+    ctest_line=$(grep -E '^[0-9]+% tests passed' "$logfile" | tail -n 1 || true)
+    skipped=$(grep -c '\*\*\*Skipped' "$logfile" || true)
+    line+="; ${ctest_line:-no ctest summary}; $skipped skipped"
+  fi
+  echo "$line" | tee -a "$summary"
+  ((status == 0)) || { overall=1; tail -n 30 "$logfile" | sed "s/^/    $name: /" >&2; }
+  cleanup_chroot
+done
+log "summary: $summary"
+exit "$overall"
