@@ -2,17 +2,17 @@
 """Dependency audit: every file the build used and every program the tests run comes from a Debian package
 that scripts/install-deps.sh installs (itself or through its dependencies) or from the base system.
 
-usage: audit.py BUILD_DIR SOURCE_DIR [--install-deps FILE] [--ninja PROGRAM] [--base minbase|standard]
-                [--programs FILE] [--verbose]
+usage: audit.py BUILD_DIR SOURCE_DIR [--install-deps FILE] [--ninja PROGRAM] [--ctest PROGRAM]
+                [--base minbase|standard] [--programs FILE] [--verbose]
 
 What is checked, and in which scope (the install-deps.sh mode that must cover it):
   build  what ./scripts/quickstart.sh builds after `install-deps.sh build`: the objects and link lines of
          a default configure (with the unit tests, without the LibTorch parts; see OPTIONAL_PARTS), the
          libraries those programs load, the compiler, ar, cmake and ninja
-  test   everything else the test build used (the LibTorch parts, files CMake read while configuring),
-         the programs the tests run
-         (programs.txt beside this file, plus every `command -v NAME` in tests/) and the Python modules
-         they import (`install-deps.sh test`, what ./scripts/test.sh installs)
+  test   what ./scripts/test.sh uses after `install-deps.sh test`: the rest of the build (the LibTorch
+         parts, the files CMake read while configuring), the programs the tests run (programs.txt beside
+         this file, every `command -v NAME` and /usr/bin/NAME in the test scripts; with --ctest only the
+         directories of registered tests) and the Python modules they import
 Each file is mapped to its package with dpkg -S (the path as used and its realpath, with and without /usr).
 Files in the source or build directory are ours. A package is covered when it is in the closure of the
 scope's install-deps.sh packages (apt-cache depends --recurse, first alternative of each `a | b`, every
