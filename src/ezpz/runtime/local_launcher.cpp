@@ -1,21 +1,26 @@
 // Running ranks on this machine: fork/exec, one process group per rank, signals forwarded through a
-// signalfd, the other ranks stopped when one fails.
+// signalfd, the other ranks stopped when one fails, each rank's stdout and stderr passed on as whole lines.
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <poll.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <string_view>
 
 #include "ezpz/runtime/launch.hpp"
+#include "ezpz/runtime/line_forwarder.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
 
@@ -23,6 +28,9 @@ namespace ezpz {
 namespace {
 
 const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr long k_launcher_source = -1;          // the launcher's own messages, on stderr
+constexpr std::size_t k_read_size = 64 * 1024;  // one read per ready pipe and poll, so every rank gets its turn
+constexpr std::size_t k_drain_limit = 1 << 20;  // a dead rank's pipe holds at most a pipe buffer; an escaped writer may not stop
 
 // A port the kernel says is free now (the usual race with other programs is accepted, as torchrun does).
 int free_port() {
@@ -42,6 +50,74 @@ int free_port() {
 
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
+// Source numbers of the LineForwarder: rank r's stdout is 2r, its stderr 2r + 1.
+long source_of(long rank, int stream) { return rank * 2 + (stream == STDERR_FILENO ? 1 : 0); }
+int stream_of(long source) { return source >= 0 && source % 2 == 0 ? STDOUT_FILENO : STDERR_FILENO; }
+
+// With `2>&1` (or one terminal) both streams end in one file, so they need one forwarder: a line on
+// one stream must not continue an unfinished line of the other.
+bool same_file(int a, int b) {
+  struct stat first {};
+  struct stat second {};
+  return fstat(a, &first) == 0 && fstat(b, &second) == 0 && first.st_dev == second.st_dev &&
+         first.st_ino == second.st_ino;
+}
+
+// Writes all of `bytes`, waiting while a non-blocking output is full. Returns 0 or the errno of the failed write.
+int write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t written = write(fd, bytes.data(), bytes.size());
+    if (written >= 0) {
+      bytes.remove_prefix(static_cast<std::size_t>(written));
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      pollfd output{fd, POLLOUT, 0};
+      poll(&output, 1, -1);
+    } else if (errno != EINTR) {
+      return errno;
+    }
+  }
+  return 0;
+}
+
+// The launcher's end of one rank's stdout or stderr pipe.
+struct RankStream {
+  long rank;
+  long source;
+  LineForwarder* forwarder;
+  int fd;  // non-blocking read end; -1 once closed
+};
+
+// Passes on what the pipe holds now: one read, or with `drain` everything up to k_drain_limit.
+// At the end of the pipe the stream's last unfinished line goes out and the pipe is closed.
+void read_stream(RankStream& stream, std::vector<char>& buffer, bool drain) {
+  std::size_t total = 0;
+  while (stream.fd >= 0 && total < k_drain_limit) {
+    ssize_t count = read(stream.fd, buffer.data(), buffer.size());
+    if (count > 0) {
+      stream.forwarder->feed(stream.source, std::string_view(buffer.data(), static_cast<std::size_t>(count)));
+      total += static_cast<std::size_t>(count);
+      if (!drain) return;
+    } else if (count < 0 && errno == EINTR) {
+      continue;
+    } else if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return;
+    } else {  // end of the pipe, or an error that ends it
+      stream.forwarder->finish(stream.source);
+      close(stream.fd);
+      stream.fd = -1;
+    }
+  }
+}
+
+// Makes `fd` the child's descriptor `target`, open across exec (the pipe ends are close-on-exec).
+void move_to(int fd, int target) {
+  if (fd == target) {
+    fcntl(fd, F_SETFD, 0);
+  } else {
+    dup2(fd, target);
+  }
+}
+
 }  // namespace
 
 int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
@@ -54,6 +130,47 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   sigprocmask(SIG_BLOCK, &signals, &previous);
   int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
   if (signal_fd < 0) throw UserError(std::string("signalfd failed: ") + std::strerror(errno));
+  // A closed output (`| head`) must show up as EPIPE from write, not kill the launcher and orphan the
+  // ranks' process groups; the ranks get the old disposition back.
+  struct sigaction ignore_pipe {};
+  struct sigaction previous_pipe {};
+  ignore_pipe.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore_pipe, &previous_pipe);
+
+  // Every pipe before the first fork, so a failure here leaves no rank running.
+  std::vector<std::array<int, 4>> pipes;  // per rank: stdout read, write; stderr read, write
+  for (long rank = 0; rank < plan.total_ranks; ++rank) {
+    std::array<int, 4> ends{-1, -1, -1, -1};
+    if (pipe2(&ends[0], O_CLOEXEC) != 0 || pipe2(&ends[2], O_CLOEXEC) != 0) {
+      std::string error = std::strerror(errno);
+      for (int end : ends) {
+        if (end >= 0) close(end);
+      }
+      for (const auto& opened : pipes) {
+        for (int end : opened) close(end);
+      }
+      close(signal_fd);
+      sigaction(SIGPIPE, &previous_pipe, nullptr);
+      sigprocmask(SIG_SETMASK, &previous, nullptr);
+      throw UserError("cannot make the pipes for " + std::to_string(plan.total_ranks) + " local ranks' output: " + error,
+                      "raise the limit of open files (ulimit -n), or run fewer ranks");
+    }
+    fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
+    fcntl(ends[2], F_SETFL, fcntl(ends[2], F_GETFL) | O_NONBLOCK);
+    pipes.push_back(ends);
+  }
+
+  std::array<bool, 3> output_gone{};  // by descriptor: its reader went away (EPIPE)
+  bool broken_pipe = false;
+  auto sink = [&](long source, std::string_view bytes) {
+    int fd = stream_of(source);
+    if (output_gone[fd]) return;
+    if (write_all(fd, bytes) == EPIPE) output_gone[fd] = broken_pipe = true;
+  };
+  LineForwarder out_forwarder(sink);
+  LineForwarder err_forwarder(sink);
+  LineForwarder& err_lines = same_file(STDOUT_FILENO, STDERR_FILENO) ? out_forwarder : err_forwarder;
+  auto say = [&](const std::string& message) { err_lines.feed(k_launcher_source, message); };
 
   std::string port = std::to_string(free_port());
   std::vector<std::string> argv_text = {ezpz_bin, "exec", "--"};
@@ -65,13 +182,18 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   const std::vector<std::string> stale = launcher_rank_variables();
 
   std::map<pid_t, long> ranks;  // live children: pid → rank
+  std::vector<RankStream> streams;
   for (long rank = 0; rank < plan.total_ranks; ++rank) {
+    const std::array<int, 4>& ends = pipes[static_cast<std::size_t>(rank)];
     pid_t pid = fork();
     if (pid < 0) throw UserError(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
       setpgid(0, 0);
       prctl(PR_SET_PDEATHSIG, SIGTERM);  // no orphans if the launcher itself is killed
       if (getppid() != parent) _exit(128 + SIGTERM);
+      move_to(ends[1], STDOUT_FILENO);
+      move_to(ends[3], STDERR_FILENO);
+      sigaction(SIGPIPE, &previous_pipe, nullptr);
       sigprocmask(SIG_SETMASK, &previous, nullptr);
       const std::pair<const char*, std::string> variables[] = {
           {"RANK", std::to_string(rank)},
@@ -91,6 +213,10 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
     }
     setpgid(pid, pid);
     ranks[pid] = rank;
+    close(ends[1]);  // the rank holds the write ends; the pipe ends when the rank (and what it started) is done
+    close(ends[3]);
+    streams.push_back({rank, source_of(rank, STDOUT_FILENO), &out_forwarder, ends[0]});
+    streams.push_back({rank, source_of(rank, STDERR_FILENO), &err_lines, ends[2]});
   }
 
   int result = 0;
@@ -100,21 +226,41 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   auto stop_all = [&](int sig) {
     for (const auto& [pid, rank] : ranks) kill(-pid, sig);
   };
+  std::vector<char> buffer(k_read_size);
+  std::vector<pollfd> poll_fds;
+  std::vector<RankStream*> polled;  // the stream of poll_fds[i + 1]
   while (!ranks.empty()) {
     int timeout = -1;
     if (deadline != std::chrono::steady_clock::time_point::max()) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       timeout = static_cast<int>(std::max<long>(0, left.count()));
     }
-    pollfd poll_fd{signal_fd, POLLIN, 0};
-    int ready = poll(&poll_fd, 1, timeout);
+    poll_fds.assign(1, pollfd{signal_fd, POLLIN, 0});
+    polled.clear();
+    for (auto& stream : streams) {
+      if (stream.fd < 0) continue;
+      poll_fds.push_back(pollfd{stream.fd, POLLIN, 0});
+      polled.push_back(&stream);
+    }
+    int ready = poll(poll_fds.data(), poll_fds.size(), timeout);
     if (ready == 0) {  // grace period over
       stop_all(SIGKILL);
       deadline = std::chrono::steady_clock::time_point::max();
       continue;
     }
+    if (ready < 0) continue;
+    for (std::size_t i = 0; i < polled.size(); ++i) {
+      if (poll_fds[i + 1].revents != 0) read_stream(*polled[i], buffer, false);
+    }
+    if (broken_pipe && !stopping) {  // what a rank writing to the closed output itself would have died of
+      result = 128 + SIGPIPE;
+      stopping = true;
+      say("ezpz launch: the output was closed; stopping the " + std::to_string(ranks.size()) + " rank(s)\n");
+      stop_all(SIGTERM);
+      deadline = std::chrono::steady_clock::now() + grace;
+    }
     signalfd_siginfo info{};
-    if (ready < 0 || read(signal_fd, &info, sizeof info) != sizeof info) continue;
+    if (!(poll_fds[0].revents & POLLIN) || read(signal_fd, &info, sizeof info) != sizeof info) continue;
     if (info.ssi_signo != SIGCHLD) {  // forward what the user sent, then wait for the ranks
       stop_all(static_cast<int>(info.ssi_signo));
       if (!stopping) result = 128 + static_cast<int>(info.ssi_signo);
@@ -130,17 +276,31 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       long rank = found->second;
       ranks.erase(found);
       kill(-pid, SIGKILL);  // anything the rank left behind in its group
+      // Its last output before any report about it; its unfinished lines go out even if something it
+      // started outside its group still holds the pipe.
+      for (auto& stream : streams) {
+        if (stream.rank != rank) continue;
+        read_stream(stream, buffer, true);
+        stream.forwarder->finish(stream.source);
+      }
       if (exit_code(status) != 0 && !stopping) {
         result = exit_code(status);
         stopping = true;
-        std::cerr << "ezpz launch: rank " << rank << " failed with exit code " << result
-                  << "; stopping the other " << ranks.size() << " rank(s)\n";
+        say("ezpz launch: rank " + std::to_string(rank) + " failed with exit code " + std::to_string(result) +
+            "; stopping the other " + std::to_string(ranks.size()) + " rank(s)\n");
         stop_all(SIGTERM);
         deadline = std::chrono::steady_clock::now() + grace;
       }
     }
   }
+  for (auto& stream : streams) {  // what is left in pipes that outlived their ranks
+    read_stream(stream, buffer, true);
+    if (stream.fd < 0) continue;
+    stream.forwarder->finish(stream.source);
+    close(stream.fd);
+  }
   close(signal_fd);
+  sigaction(SIGPIPE, &previous_pipe, nullptr);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
   return result;
 }
