@@ -3,8 +3,8 @@
 # lines to stdout and stderr in several partial write()s with short sleeps between the pieces, and
 # every line that comes out is one whole line of one rank, in that rank's order. Bytes pass through
 # unchanged (invalid UTF-8, NUL), a line far longer than the launcher's 64 KiB chunks arrives whole
-# in content, a last line without '\n' arrives, and a failing rank's unfinished line does not swallow
-# the launcher's own message.
+# in content, a last line without '\n' arrives, a failing rank's unfinished line does not swallow
+# the launcher's own message, and a rank that writes without a pause cannot outlast the grace period.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 ezpz=$1
@@ -72,4 +72,13 @@ status=$?
 check "the failing rank's exit code 3 is returned" test "$status" -eq 3
 check "the failing rank's unfinished line arrives on its own ($(show "$workdir/fail.err"))" grep -qx "rank 1 partial" "$workdir/fail.err"
 check "the launcher's report is a whole line" grep -q "^ezpz launch: rank 1 failed with exit code 3" "$workdir/fail.err"
+# A rank that ignores SIGTERM and writes without a pause (its pipe always has data, so poll never
+# times out) is still killed when the grace period after another rank's failure is over.
+start=$SECONDS
+# shellcheck disable=SC2016 # $RANK is expanded by the ranks
+timeout -k 5 60 "$ezpz" launch --system local -n 2 -- \
+  sh -c 'if [ "$RANK" = 1 ]; then sleep 0.3; exit 5; fi; trap "" TERM; exec yes' >/dev/null 2>&1
+status=$?
+check "a rank that ignores SIGTERM and keeps writing: exit code 5 of the failing rank (got $status)" test "$status" -eq 5
+check "... and it is killed after the 5 s grace period (took $((SECONDS - start)) s)" test $((SECONDS - start)) -lt 15
 finish

@@ -243,12 +243,12 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       polled.push_back(&stream);
     }
     int ready = poll(poll_fds.data(), poll_fds.size(), timeout);
-    if (ready == 0) {  // grace period over
+    // Grace period over; checked by the clock, since a rank that keeps writing keeps poll from timing out.
+    if (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= deadline) {
       stop_all(SIGKILL);
       deadline = std::chrono::steady_clock::time_point::max();
-      continue;
     }
-    if (ready < 0) continue;
+    if (ready <= 0) continue;
     for (std::size_t i = 0; i < polled.size(); ++i) {
       if (poll_fds[i + 1].revents != 0) read_stream(*polled[i], buffer, false);
     }
