@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Shared by the Slurm tests (sourced): whether a real Slurm cluster can run here.
 
-# Exits the test unless Slurm, munge and root are there: 77 (skipped) on a developer's machine,
-# 1 (failed) in CI (CI=true), where scripts/install-deps.sh test installs them.
+# Exits the test unless Slurm, munge and root are there (cannot_run in tests/e2e/lib.sh: skipped on a
+# developer's machine, failed under CI=true).
 require_slurm() {
   local missing=() program
   for program in munged mungekey slurmctld slurmd sbatch srun squeue scontrol sinfo sacct scancel; do
@@ -15,12 +15,7 @@ require_slurm() {
     why="the test Slurm cluster needs root (slurmd starts jobs as their owner)"
   fi
   [[ -n $why ]] || return 0
-  if [[ ${CI:-} == true ]]; then
-    echo "FAIL: $why" >&2
-    exit 1
-  fi
-  echo "SKIP: $why" >&2
-  exit 77
+  cannot_run "$why"
 }
 
 # Enters the cluster for a test that submits jobs through ezpz: requires Slurm (above), takes the

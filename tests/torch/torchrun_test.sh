@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # ezpz::torch::init() under torchrun (Debian's python3-torch), which exports the same variables: with
 # its default static rendezvous (the agent hosts the store: TORCHELASTIC_USE_AGENT_STORE=True) and
-# with --standalone (rank 0 hosts it). Skipped (77) without /usr/bin/torchrun.
+# with --standalone (rank 0 hosts it). Without /usr/bin/torchrun: skipped, or failed under CI=true.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 program=$1
 torchrun=${EZPZ_TORCHRUN:-/usr/bin/torchrun}
-if [ ! -x "$torchrun" ]; then
-  echo "SKIP: $torchrun not found (apt-get install python3-torch)"
-  exit 77
-fi
+[ -x "$torchrun" ] || cannot_run "$torchrun not found (Debian python3-torch: scripts/install-deps.sh test)"
+
 
 for mode in static standalone; do
   args=(--nproc_per_node 2 --master_port "$(free_port)")

@@ -20,6 +20,7 @@
 
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
+#include "../cannot_run.hpp"
 
 namespace ezpz {
 namespace {
@@ -474,7 +475,7 @@ class HostlistScontrol : public ::testing::Test {
     std::filesystem::remove_all(s_dir, ignored);
   }
   void SetUp() override {
-    if (!s_unavailable.empty()) GTEST_SKIP() << s_unavailable;
+    if (!s_unavailable.empty()) EZPZ_CANNOT_RUN(s_unavailable);
   }
 
   static Output run(const std::vector<std::string>& args) {

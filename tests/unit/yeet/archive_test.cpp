@@ -15,6 +15,7 @@
 
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
+#include "../cannot_run.hpp"
 
 namespace ezpz::yeet {
 namespace {
@@ -141,7 +142,7 @@ class ArchiveFormats : public ArchiveUnpack, public ::testing::WithParamInterfac
 
 TEST_P(ArchiveFormats, UnpacksTheSameTree) {
   const Compression& c = GetParam();
-  if (c.tool && !have(c.tool)) GTEST_SKIP() << c.tool << " is not installed";
+  if (c.tool && !have(c.tool)) EZPZ_CANNOT_RUN(c.tool << " is not installed");
   const fs::path src = m_dir + "/src";
   make_tree(src);
   // A name that says nothing: the compression is found from the content.
@@ -206,7 +207,7 @@ TEST_P(ArchiveEscapes, AreRefused) {
   const Escape& e = GetParam();
   write(m_dir + "/secret", "secret\n");
   std::string tarball = python_tarball(e.members);
-  if (tarball.empty()) GTEST_SKIP() << "python3 is needed to craft the archive";
+  if (tarball.empty()) EZPZ_CANNOT_RUN("python3 is needed to craft the archive");
   std::string message = e.message;
   for (size_t at; (at = message.find('@')) != std::string::npos;) message.replace(at, 1, m_dir);
 
@@ -243,7 +244,7 @@ class ArchiveDamage : public ArchiveUnpack, public ::testing::WithParamInterface
 
 TEST_P(ArchiveDamage, FailsInsteadOfUnpackingPart) {
   const Damage& d = GetParam();
-  if (std::string(d.make).find("zstd") != std::string::npos && !have("zstd")) GTEST_SKIP() << "zstd is not installed";
+  if (std::string(d.make).find("zstd") != std::string::npos && !have("zstd")) EZPZ_CANNOT_RUN("zstd is not installed");
   std::mt19937 random(7);
   std::string noise(256 * 1024, '\0');  // 512 blocks: noise.bin ends at byte 512 + 262144 = 262656
   for (char& byte : noise) byte = static_cast<char>(random());  // incompressible
