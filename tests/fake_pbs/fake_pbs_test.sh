@@ -378,8 +378,9 @@ check "qdel: substate 91 (deleted)" test "$(qstat_field substate "$queued" -x)" 
 running=3.$server
 echo R >"$FAKE_PBS_DIR/jobs/$running/state"
 check "qdel a running job" qdel "$running"
-check "qdel: a killed running job has Exit_status 271 (256 + SIGTERM)" \
-  test "$(qstat_field Exit_status "$running" -x)" = 271
+check "qdel: a deleted running ezpz script has Exit_status 143 (as OpenPBS 23.06 showed)" \
+  test "$(qstat_field Exit_status "$running" -x)" = 143
+check "qdel: a deleted running job has substate 91" test "$(qstat_field substate "$running" -x)" = 91
 reject "qdel: finished job" 35 "qdel: Job has finished $first" qdel "$first"
 reject "qdel: unknown job" 153 "qdel: Unknown Job Id 999.$server" qdel "999.$server"
 reject "qdel: no job id" 2 "usage:
@@ -388,5 +389,16 @@ reject "qdel: no job id" 2 "usage:
 touch "$FAKE_PBS_DIR/down"
 reject "qdel: server down" 162 "Couldn't connect to cluster: $server" qdel "$held"
 rm "$FAKE_PBS_DIR/down"
+
+# --- a closed standard input (OpenPBS 23.06: the server socket gets fd 0, "cannot connect", exit 0) --------------
+qstat -x -f -F json "$first" <&- >"$workdir/out" 2>"$workdir/err"
+check "qstat with fd 0 closed exits 0" test $? -eq 0
+check "qstat with fd 0 closed prints no job" test ! -s "$workdir/out"
+check "qstat with fd 0 closed says it cannot connect" grep -qx "qstat: cannot connect to server $server (errno=0)" "$workdir/err"
+qdel "$held" <&- 2>"$workdir/err"
+check "qdel with fd 0 closed exits 0" test $? -eq 0
+check "qdel with fd 0 closed says it cannot connect" grep -qx "Couldn't connect to cluster: $server" "$workdir/err"
+check "qdel with fd 0 closed deletes nothing" test "$(qstat_field job_state "$held")" = H
+check "qstat with /dev/null as stdin answers" test "$(qstat_field job_state "$held" </dev/null)" = H
 
 finish

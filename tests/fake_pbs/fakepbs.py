@@ -820,8 +820,9 @@ def qdel(io, d, argv):
                 failed = PBSE_HISTJOBID
                 continue
             if state in "RE":
-                # PBS convention: a job whose shell was killed by signal N ends with Exit_status 256+N.
-                write_file(os.path.join(job_dir, "exit_status"), "271\n")
+                # Seen on OpenPBS 23.06: a running ezpz script deleted with qdel ends with Exit_status 143
+                # (its shell exits 128 + SIGTERM) and substate 91; a shell killed outright would be 256 + N.
+                write_file(os.path.join(job_dir, "exit_status"), "143\n")
             write_file(os.path.join(job_dir, "deleted"), f"{state}\n")
             write_file(os.path.join(job_dir, "state"), "F\n")
     return failed
@@ -830,12 +831,28 @@ def qdel(io, d, argv):
 # ---------------------------------------------------------------------------------------------------
 
 
+def stdin_closed():
+    try:
+        os.fstat(0)
+        return False
+    except OSError:
+        return True
+
+
 def main(cmd):
+    closed = stdin_closed()  # before anything here opens a file and takes fd 0
     d = state_dir(cmd)
     io = Io()
     argv = sys.argv[1:]
     try:
-        if argv == ["--version"]:
+        if closed and cmd in ("qstat", "qdel"):
+            # Seen on OpenPBS 23.06 (shared/third_party/openpbs/README.md): with fd 0 closed, the client's
+            # server socket gets fd 0, which cnt2server() takes for a failed connection; the message is
+            # printed and the command still exits 0 (qstat.c: any_failed = conn; qdel.c: pbs_errno, 0).
+            io.error(f"qstat: cannot connect to server {server_name()} (errno=0)" if cmd == "qstat"
+                     else f"Couldn't connect to cluster: {server_name()}")
+            code = 0
+        elif argv == ["--version"]:
             io.print(f"pbs_version = {PBS_VERSION}")
             code = 0
         else:

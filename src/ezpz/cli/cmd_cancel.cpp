@@ -6,6 +6,7 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_commands.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz {
 
@@ -20,16 +21,17 @@ void add_cancel_command(CLI::App& app, CommandAction& action) {
   command->callback([&action, ids, records, system] {
     action = [ids, records, system] {
       Environment env = Environment::from_process();
-      std::string root = records_root(*records, std::filesystem::current_path().string());
+      std::string root = records_root(*records);
       SystemProcessRunner runner;
       for (const auto& id : *ids) {
         JobRef ref = find_job(env, root, id, *system);
-        std::vector<std::string> argv = command_for_job(ref.scheduler->cancel, ref.job_id);
+        std::vector<std::string> argv = command_for_job(ref.scheduler->cancel, ref.job_id, *ref.scheduler, "cancel");
         ProcessResult result = runner.run(argv);
         if (result.exit_code != 0) {
           throw UserError(argv[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + command_text(argv) +
                           (result.err.empty() ? std::string() : "\n" + result.err));
         }
+        if (!trim(result.err).empty()) std::cerr << trim(result.err) << "\n";  // what qdel/scancel said anyway
         std::cerr << "ezpz: cancelled " << ref.job_id << "\n";
       }
       return static_cast<int>(k_exit_ok);

@@ -1,6 +1,5 @@
 // `ezpz logs`: the output file a job was recorded with, optionally followed until the job ends.
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,51 +12,73 @@
 namespace ezpz {
 namespace {
 
-// Prints what `path` has beyond `offset`; returns the new offset.
+// Copies what `path` has beyond `offset` to stdout; returns the new offset. Reads in blocks rather
+// than `cout << rdbuf()`, which sets failbit on cout when there is nothing new, and then every later
+// write is lost.
 std::streamoff print_from(const std::string& path, std::streamoff offset) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return offset;
   in.seekg(offset);
-  std::cout << in.rdbuf() << std::flush;
-  in.clear();
-  in.seekg(0, std::ios::end);
-  return in.tellg();
+  char buffer[64 * 1024];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    std::cout.write(buffer, in.gcount());
+    offset += in.gcount();
+  }
+  std::cout.flush();
+  return offset;
+}
+
+// Why a job has not written its file yet, from its state and its scheduler.
+std::string missing_file_hint(const JobRef& ref, const JobStatus& status) {
+  if (status.state == "queued" || status.state == "held") return "the job is " + status.state + ": ezpz status " + ref.job_id;
+  if (status.state == "running" && !ref.scheduler->output_note.empty()) return ref.scheduler->output_note;
+  return "the job is " + status.state + (status.detail.empty() ? "" : " (" + status.detail + ")");
+}
+
+struct LogsFlags {
+  std::string id;
+  std::string records;
+  bool follow = false;
+  bool error_file = false;
+};
+
+int run_logs(const LogsFlags& flags) {
+  Environment env = Environment::from_process();
+  std::string root = records_root(flags.records);
+  JobRef ref = find_job(env, root, flags.id, "");
+  if (!ref.record) throw UserError("no record of job '" + flags.id + "' in " + root, "logs needs a job submitted with ezpz submit");
+  std::string path = flags.error_file ? ref.record->error : ref.record->output;
+  if (path.empty()) {
+    throw UserError("job " + ref.job_id + " has no recorded " + (flags.error_file ? "error" : "output") + " file",
+                    flags.error_file ? "its standard error goes into its output file: ezpz logs " + ref.job_id : "");
+  }
+  SystemProcessRunner runner;
+  std::streamoff offset = 0;
+  while (flags.follow) {
+    // The state first: output written before the job ended is printed by the read after it.
+    bool done = query_status(*ref.scheduler, ref.job_id, runner).done();
+    offset = print_from(path, offset);
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  if (!flags.follow) offset = print_from(path, offset);
+  if (offset == 0 && !std::ifstream(path)) {
+    throw UserError("job " + ref.job_id + " has not written " + path + " yet",
+                    missing_file_hint(ref, query_status(*ref.scheduler, ref.job_id, runner)));
+  }
+  return k_exit_ok;
 }
 
 }  // namespace
 
 void add_logs_command(CLI::App& app, CommandAction& action) {
-  auto id = std::make_shared<std::string>();
-  auto records = std::make_shared<std::string>();
-  auto follow = std::make_shared<bool>(false);
-  auto error_file = std::make_shared<bool>(false);
+  auto flags = std::make_shared<LogsFlags>();
   CLI::App* command = app.add_subcommand("logs", "Print a job's output file (as recorded at submit)");
-  command->add_option("job", *id, "job id")->required();
-  command->add_flag("-f,--follow", *follow, "keep printing new output until the job ends");
-  command->add_flag("--stderr", *error_file, "the error file, when the job has a separate one");
-  add_records_option(*command, *records);
-  command->callback([&action, id, records, follow, error_file] {
-    action = [id, records, follow, error_file] {
-      Environment env = Environment::from_process();
-      std::string root = records_root(*records, std::filesystem::current_path().string());
-      JobRef ref = find_job(env, root, *id, "");
-      if (!ref.record) throw UserError("no record of job '" + *id + "' in " + root, "logs needs a job submitted with ezpz submit");
-      std::string path = *error_file && !ref.record->error.empty() ? ref.record->error : ref.record->output;
-      if (path.empty()) throw UserError("job " + ref.job_id + " has no recorded output file");
-      SystemProcessRunner runner;
-      std::streamoff offset = 0;
-      while (true) {
-        bool done = !*follow || query_status(*ref.scheduler, ref.job_id, runner).done();
-        offset = print_from(path, offset);
-        if (done) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      }
-      if (offset == 0 && !std::filesystem::exists(path)) {
-        throw UserError("job " + ref.job_id + " has not written " + path + " yet", "it may still be queued: ezpz status " + ref.job_id);
-      }
-      return static_cast<int>(k_exit_ok);
-    };
-  });
+  command->add_option("job", flags->id, "job id")->required();
+  command->add_flag("-f,--follow", flags->follow, "keep printing new output until the job ends");
+  command->add_flag("--stderr", flags->error_file, "the error file (PBS: <name>.e<number> unless the spec sets error:)");
+  add_records_option(*command, flags->records);
+  command->callback([&action, flags] { action = [flags] { return run_logs(*flags); }; });
 }
 
 }  // namespace ezpz

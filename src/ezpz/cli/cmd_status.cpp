@@ -19,7 +19,7 @@ struct StatusFlags {
 
 int run_status(const StatusFlags& flags) {
   Environment env = Environment::from_process();
-  std::string root = records_root(flags.records, std::filesystem::current_path().string());
+  std::string root = records_root(flags.records);
   std::vector<std::string> ids = flags.ids;
   if (ids.empty()) {
     for (const auto& record : list_records(root)) ids.push_back(record.job_id);

@@ -6,6 +6,7 @@
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_commands.hpp"
+#include "ezpz/profile/job_state.hpp"
 #include "ezpz/submit/submit.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
@@ -38,11 +39,9 @@ int run_submit(SubmitFlags flags) {
     std::cout << script.text << std::flush;
     return k_exit_ok;
   }
-  namespace fs = std::filesystem;
-  std::string spec_dir = flags.job.spec_path == "-" ? "." : fs::absolute(flags.job.spec_path).parent_path().string();
   SubmitOptions options;
-  options.records_root = records_root(flags.records, spec_dir);
-  options.submit_dir = fs::current_path().string();
+  options.records_root = records_root(flags.records);
+  options.submit_dir = std::filesystem::current_path().string();
   options.hold = flags.hold;
   options.now_utc = now_utc();
   SystemProcessRunner runner;
@@ -51,9 +50,22 @@ int run_submit(SubmitFlags flags) {
   std::cerr << "ezpz: submitted " << record.job_id << " (" << job.profile->name << "); record in " << record.dir << "\n";
   if (!flags.wait) return k_exit_ok;
   JobStatus status = wait_for(*job.scheduler, record.job_id, runner);
+  int code = status.wait_exit_code();
   std::cerr << "ezpz: job " << record.job_id << " " << status.state
-            << (status.exit_code ? " (exit code " + std::to_string(*status.exit_code) + ")" : std::string()) << "\n";
-  return exit_code_of(status);
+            << (status.detail.empty() ? std::string() : " (" + status.detail + ")") << "; exit code " << code << "\n";
+  return code;
+}
+
+// "124 timeout, 137 out-of-memory, …": the fixed --wait codes of the job-state table.
+std::string wait_codes_text() {
+  std::vector<std::string> codes;
+  for (const auto& name : job_state_names()) {
+    const JobState* state = find_job_state(name);
+    if (state->wait_exit_code && *state->wait_exit_code != k_exit_ok) {
+      codes.push_back(std::to_string(*state->wait_exit_code) + " " + name);
+    }
+  }
+  return join(codes, ", ");
 }
 
 }  // namespace
@@ -69,7 +81,11 @@ void add_submit_command(CLI::App& app, CommandAction& action) {
   command->add_flag("--wait", flags->wait, "wait until the job ends; exit with its exit code");
   add_records_option(*command, flags->records);
   command->footer("Only the job id goes to stdout. The script and the resolved job are kept in\n"
-                  "<spec dir>/.ezpz/jobs/<job id>/ (or --records, $EZPZ_RECORDS_DIR), also when submission fails.");
+                  "~/.local/state/ezpz/jobs/<job id>/ (or --records, $EZPZ_RECORDS_DIR, $XDG_STATE_HOME/ezpz/jobs)\n"
+                  "before anything is submitted, also when submission fails; status, logs and cancel find them from\n"
+                  "any directory.\n"
+                  "--wait exits with the job's own exit code, or for a job that did not end by itself:\n" +
+                  wait_codes_text() + " (docs/jobs.md).");
   command->callback([&action, flags] { action = [flags] { return run_submit(*flags); }; });
 }
 

@@ -33,14 +33,8 @@ JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, Proces
   }
 }
 
-int exit_code_of(const JobStatus& status) {
-  if (status.state == "completed") return 0;
-  if (status.exit_code && *status.exit_code != 0) return *status.exit_code;
-  return status.state == "failed" || status.state == "cancelled" ? 1 : 0;
-}
-
 void add_records_option(CLI::App& command, std::string& records) {
-  command.add_option("--records", records, "job records directory (default: $EZPZ_RECORDS_DIR, else ./.ezpz/jobs)");
+  command.add_option("--records", records, "job records directory (default: $EZPZ_RECORDS_DIR, else $XDG_STATE_HOME/ezpz/jobs, else ~/.local/state/ezpz/jobs)");
 }
 
 }  // namespace ezpz

@@ -26,9 +26,6 @@ JobRef find_job(const Environment& env, const std::string& records, const std::s
 // when set (tests), else 2.
 JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner);
 
-// The exit code `ezpz submit --wait` and `ezpz status --wait` return for a finished job.
-int exit_code_of(const JobStatus& status);
-
 // Adds --records to a job command.
 void add_records_option(CLI::App& command, std::string& records);
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ezpz/profile/job_state.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -355,9 +356,14 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
       {"states", [&](const Node& n) {
          std::vector<std::pair<std::string, std::string>> states;
          r.variables(states, n, "states");
+         std::string state;
+         for (const auto& entry : n.entries) r.choice(state, entry.value, "states." + entry.key, job_state_names());
          s.states.insert(states.begin(), states.end());
        }},
+      {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
       {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
+      {"default_error", [&](const Node& n) { r.text(s.default_error, n, "default_error"); }},
+      {"output_note", [&](const Node& n) { r.text(s.output_note, n, "output_note"); }},
                    {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
                    {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
                    {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},

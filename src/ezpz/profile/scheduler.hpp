@@ -34,9 +34,12 @@ struct Scheduler {
   std::string status_format;              // which parser reads `status` output: pbs-json | slurm-scontrol
   std::vector<std::string> status_fallback;  // asked when `status` no longer knows the job
   std::string status_fallback_format;
-  std::map<std::string, std::string> states;  // scheduler state → queued|held|running|finished|completed|failed|cancelled
+  std::map<std::string, std::string> states;  // scheduler state → a JobState name (profile/job_state.hpp)
+  std::vector<std::string> never_starts;      // reasons of a pending job that will never start
   std::vector<std::string> cancel;
   std::string default_output;  // where output goes without `output:` ({name}, {job_number})
+  std::string default_error;   // where stderr goes without `error:`; "" = into the output file
+  std::string output_note;     // why a running job's output file may not exist yet ("" = no reason)
   std::map<std::string, long> max_length;  // value_rules.<key>.max_length
   SourceRef source;
 };

@@ -62,6 +62,7 @@ std::map<std::string, std::string> Resolver::placeholder_values(const Queue* que
       {"filesystems", joined(s.filesystems)},
       {"ranks_per_node", std::to_string(s.ranks_per_node->value)},
       {"cpus_per_rank", std::to_string(s.cpus_per_rank->value)},
+      {"cpus_per_node", std::to_string(s.ranks_per_node->value * s.cpus_per_rank->value)},
       {"total_ranks", std::to_string(job.total_ranks.value)},
       {"gpus_per_node", devices.kind == "cpu" ? std::string() : std::to_string(devices.count)},
       {"cpu_bind", s.cpu_bind->value == "none" ? std::string() : s.cpu_bind->value},

@@ -37,10 +37,17 @@ JobRecord JobRecord::from_json(const nlohmann::json& json, const std::string& di
   return record;
 }
 
-std::string records_root(const std::string& flag, const std::string& base) {
+std::string records_root(const std::string& flag) {
   if (!flag.empty()) return flag;
-  if (const char* env = std::getenv("EZPZ_RECORDS_DIR"); env != nullptr && *env != '\0') return env;
-  return (fs::path(base.empty() ? "." : base) / ".ezpz" / "jobs").string();
+  auto variable = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value == nullptr ? std::string() : std::string(value);
+  };
+  if (std::string dir = variable("EZPZ_RECORDS_DIR"); !dir.empty()) return dir;
+  // XDG base directories: state that should outlive a session but is no user document.
+  if (std::string state = variable("XDG_STATE_HOME"); !state.empty()) return (fs::path(state) / "ezpz" / "jobs").string();
+  if (std::string home = variable("HOME"); !home.empty()) return (fs::path(home) / ".local/state/ezpz/jobs").string();
+  throw UserError("cannot tell where job records go: HOME is not set", "set EZPZ_RECORDS_DIR or pass --records DIR");
 }
 
 std::string record_dir(const std::string& root, const std::string& job_id) {

@@ -1,4 +1,4 @@
-// A submitted job's record on disk (.ezpz/jobs/<job id>/): the exact script, the resolved job and how
+// A submitted job's record on disk (<records root>/<job id>/): the exact script, the resolved job and how
 // to find it again (scheduler, output paths), so status, cancel and logs work later.
 #pragma once
 
@@ -26,9 +26,10 @@ struct JobRecord {
   static JobRecord from_json(const nlohmann::json& json, const std::string& dir);
 };
 
-// Where records live: $EZPZ_RECORDS_DIR, else `.ezpz/jobs` under `base` (the spec's directory for
-// submit, the current directory otherwise).
-std::string records_root(const std::string& flag, const std::string& base);
+// Where records live, one place per user so that status, logs and cancel find a job from any
+// directory: `flag` (--records), else $EZPZ_RECORDS_DIR, else $XDG_STATE_HOME/ezpz/jobs, else
+// ~/.local/state/ezpz/jobs. Throws UserError when none of them is set.
+std::string records_root(const std::string& flag);
 
 // The directory for a job id in `root` (ids are made file-name safe).
 std::string record_dir(const std::string& root, const std::string& job_id);

@@ -24,7 +24,9 @@ ProcessResult SystemProcessRunner::run(const std::vector<std::string>& argv, con
   std::future<std::string> out;
   std::future<std::string> err;
   try {
-    bp::child child(program, bp::args(args), bp::std_in.close(), bp::std_out > out, bp::std_err > err,
+    // /dev/null, not a closed stdin: OpenPBS's qstat and qdel then get their server socket as fd 0,
+    // take it for a failed connection, print "cannot connect" and exit 0.
+    bp::child child(program, bp::args(args), bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
                     bp::start_dir(cwd.empty() ? boost::filesystem::current_path() : boost::filesystem::path(cwd)), io);
     io.run();
     child.wait();

@@ -16,7 +16,8 @@ struct ProcessResult {
 class ProcessRunner {
  public:
   virtual ~ProcessRunner() = default;
-  // Runs `argv` (argv[0] searched on PATH) in `cwd` ("" = here), waits, and returns its output.
+  // Runs `argv` (argv[0] searched on PATH) in `cwd` ("" = here) with /dev/null as its standard input,
+  // waits, and returns its output.
   // Never throws for a failing program: the caller decides what a non-zero exit means.
   virtual ProcessResult run(const std::vector<std::string>& argv, const std::string& cwd = {}) = 0;
 };

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 
+#include "ezpz/profile/job_state.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -17,48 +18,76 @@ std::string mapped(const Scheduler& scheduler, const std::string& state) {
   return found == scheduler.states.end() ? "unknown" : found->second;
 }
 
-// qstat -x -f -F json: {"Jobs": {"ID": {"job_state": "F", "Exit_status": 0, …}}}. A finished job's
-// Exit_status: 0 completed; above 256 killed by signal (status - 256), 271 = SIGTERM from qdel.
-void parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
+// PBS's own codes for a job its MoM ended or could not start (OpenPBS src/include/job.h, JOB_EXEC_*);
+// a job that ran has its shell's status, or 256 + N when signal N killed the shell.
+struct PbsExecCode {
+  int code;
+  const char* state;
+  const char* detail;
+};
+constexpr PbsExecCode k_pbs_exec_codes[] = {
+    {-29, "timeout", "PBS ended the job at its walltime (Exit_status -29, JOB_EXEC_KILL_WALLTIME)"},
+    {-28, "timeout", "PBS ended the job over its cput limit (Exit_status -28, JOB_EXEC_KILL_CPUT)"},
+    {-27, "out-of-memory", "PBS ended the job over its mem limit (Exit_status -27, JOB_EXEC_KILL_MEM)"},
+    {-26, "out-of-memory", "PBS ended the job over its vmem limit (Exit_status -26, JOB_EXEC_KILL_VMEM)"},
+    {-25, "failed", "PBS ended the job over its ncpus limit (Exit_status -25, JOB_EXEC_KILL_NCPUS_SUM)"},
+    {-24, "failed", "PBS ended the job over its ncpus limit (Exit_status -24, JOB_EXEC_KILL_NCPUS_BURST)"},
+};
+// Substate of a job ended by a delete request (qdel), JOB_SUBSTATE_TERMINATED in OpenPBS src/include/job.h.
+constexpr int k_pbs_substate_terminated = 91;
+
+// qstat -x -f -F json: {"Jobs": {"ID": {"job_state": "F", "substate": 92, "Exit_status": 0, …}}}.
+bool parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
   auto json = nlohmann::json::parse(out, nullptr, false);
-  if (json.is_discarded() || !json.contains("Jobs") || json["Jobs"].empty()) {
-    status.state = "unknown";
-    status.detail = "qstat printed no job";
-    return;
-  }
+  if (json.is_discarded() || !json.contains("Jobs") || !json["Jobs"].is_object() || json["Jobs"].empty()) return false;
   const auto& job = json["Jobs"].begin().value();
   status.scheduler_state = job.value("job_state", "");
   status.state = mapped(scheduler, status.scheduler_state);
-  if (status.state != "finished") return;
-  if (!job.contains("Exit_status")) {
-    // Substate 91: deleted before it ran (qdel of a queued or held job), so no exit status.
-    if (job.value("substate", 0) == 91) status.state = "cancelled";
-    return;
+  if (status.state != "ended") return true;
+  std::string comment = job.value("comment", "");
+  bool deleted = job.value("substate", 0) == k_pbs_substate_terminated;
+  if (!job.contains("Exit_status") || !job["Exit_status"].is_number_integer()) {
+    // Deleted while queued or held (qdel: substate 91), or aborted by the server without running, e.g.
+    // because an afterok parent failed (job_abt in OpenPBS src/server/req_register.c: no Exit_status).
+    status.state = deleted ? "cancelled" : "not-run";
+    status.detail = comment.empty() ? "PBS ended the job before it ran (no Exit_status)" : comment;
+    return true;
   }
   int code = job["Exit_status"].get<int>();
-  status.exit_code = code;
-  if (code == 0) {
-    status.state = "completed";
-  } else if (code > 256) {
-    int signal = code - 256;
-    status.state = signal == 15 || signal == 9 ? "cancelled" : "failed";
-    status.exit_code = 128 + signal;
-  } else {
-    status.state = "failed";
+  if (code < 0) {
+    status.state = "not-run";
+    status.detail = "PBS could not run the job (Exit_status " + std::to_string(code) + ")";
+    for (const auto& known : k_pbs_exec_codes) {
+      if (known.code == code) status.state = known.state, status.detail = known.detail;
+    }
+    return true;
   }
+  status.exit_code = code > 256 ? 128 + (code - 256) : code;
+  status.state = deleted ? "cancelled" : code == 0 ? "completed" : "failed";
+  if (deleted && !comment.empty()) status.detail = comment;
+  return true;
 }
 
 // scontrol -o show job ID: one line of KEY=VALUE words; JobState=COMPLETED ExitCode=0:0 (code:signal).
-void parse_slurm_scontrol(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
+bool parse_slurm_scontrol(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
   std::map<std::string, std::string> fields;
   for (const auto& word : split_words(trim(out))) {
     auto equals = word.find('=');
     if (equals != std::string::npos) fields[word.substr(0, equals)] = word.substr(equals + 1);
   }
+  if (!fields.count("JobState")) return false;
   status.scheduler_state = fields["JobState"];
   status.state = mapped(scheduler, status.scheduler_state);
+  std::string reason = fields.count("Reason") && fields["Reason"] != "None" ? fields["Reason"] : "";
+  if (!reason.empty()) status.detail = reason;
+  const auto& never = scheduler.never_starts;
+  if (status.state == "queued" && std::find(never.begin(), never.end(), reason) != never.end()) {
+    status.state = "not-run";
+    status.detail = reason + ": Slurm will never start it (scancel it)";
+  }
+  const JobState* state = find_job_state(status.state);
   auto code = fields.find("ExitCode");
-  if (code != fields.end() && (status.state == "completed" || status.state == "failed" || status.state == "cancelled")) {
+  if (code != fields.end() && state && state->done && status.state != "not-run") {
     auto colon = code->second.find(':');
     try {
       int exit = std::stoi(code->second.substr(0, colon));
@@ -67,24 +96,21 @@ void parse_slurm_scontrol(const Scheduler& scheduler, const std::string& out, Jo
     } catch (const std::exception&) {
     }
   }
-  if (fields.count("Reason") && fields["Reason"] != "None") status.detail = fields["Reason"];
+  return true;
 }
 
 // sacct -n -P -X -o State,ExitCode: "COMPLETED|0:0" (the State may carry " by UID": "CANCELLED by 0").
-void parse_slurm_sacct(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
+bool parse_slurm_sacct(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
   std::string line = trim(out).substr(0, trim(out).find('\n'));
   auto bar = line.find('|');
-  if (line.empty() || bar == std::string::npos) {
-    status.state = "unknown";
-    status.detail = "neither slurmctld nor accounting knows this job";
-    return;
-  }
+  if (line.empty() || bar == std::string::npos) return false;
   std::string state = line.substr(0, bar);
   state = state.substr(0, state.find(' '));
-  parse_slurm_scontrol(scheduler, "JobState=" + state + " ExitCode=" + line.substr(bar + 1), status);
+  return parse_slurm_scontrol(scheduler, "JobState=" + state + " ExitCode=" + line.substr(bar + 1), status);
 }
 
-using Parser = std::function<void(const Scheduler&, const std::string&, JobStatus&)>;
+// Reads a status command's output into `status`; false when the output names no job.
+using Parser = std::function<bool(const Scheduler&, const std::string&, JobStatus&)>;
 const std::map<std::string, Parser> k_parsers = {
     {"pbs-json", parse_pbs_json},
     {"slurm-scontrol", parse_slurm_scontrol},
@@ -94,40 +120,58 @@ const std::map<std::string, Parser> k_parsers = {
 // The scheduler's accounting, for a job its live status no longer shows.
 void ask_accounting(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner, JobStatus& status) {
   status.state = "unknown";
-  status.detail = "the scheduler no longer knows this job (finished and purged, or never existed)";
+  status.detail = "the scheduler no longer knows this job (finished and purged, no job history kept, or never existed)";
   auto parser = k_parsers.find(scheduler.status_fallback_format);
   if (scheduler.status_fallback.empty() || parser == k_parsers.end()) return;
-  ProcessResult result = runner.run(command_for_job(scheduler.status_fallback, job_id));
+  ProcessResult result = runner.run(command_for_job(scheduler.status_fallback, job_id, scheduler, "accounting"));
   if (result.exit_code != 0) {
     status.detail += "; " + scheduler.status_fallback[0] + ": " + trim(result.err);
     return;
   }
-  parser->second(scheduler, result.out, status);
+  if (!parser->second(scheduler, result.out, status)) {
+    status.state = "unknown";
+    status.detail = "neither the scheduler nor its accounting knows this job";
+  }
 }
 
 // What schedulers print for an id they do not know (any more).
 const char* const k_unknown_job[] = {"Unknown Job Id", "Invalid job id specified"};
 
+std::string failure_text(const std::vector<std::string>& argv, const ProcessResult& result) {
+  return command_text(argv) + (trim(result.err).empty() ? std::string() : "\n" + trim(result.err));
+}
+
 }  // namespace
 
-std::vector<std::string> command_for_job(const std::vector<std::string>& command, const std::string& job_id) {
+std::vector<std::string> command_for_job(const std::vector<std::string>& command, const std::string& job_id,
+                                         const Scheduler& scheduler, const std::string& what) {
+  if (command.empty()) {
+    throw UserError("scheduler '" + scheduler.name + "' has no " + what + " command",
+                    "give the job's system: --system NAME or $EZPZ_SYSTEM (see 'ezpz systems list')");
+  }
   std::vector<std::string> argv;
   for (const auto& word : command) argv.push_back(word == "{job_id}" ? job_id : word);
   return argv;
 }
 
 bool JobStatus::done() const {
-  return state == "completed" || state == "failed" || state == "cancelled" || state == "finished" || state == "unknown";
+  const JobState* known = find_job_state(state);
+  return known == nullptr || known->done;
+}
+
+int JobStatus::wait_exit_code() const {
+  const JobState* known = find_job_state(state);
+  if (known && known->wait_exit_code) return *known->wait_exit_code;
+  if (exit_code && *exit_code != 0) return *exit_code;
+  return 1;  // failed, and the scheduler did not say with which code
 }
 
 JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner) {
   JobStatus status;
   status.job_id = job_id;
   auto parser = k_parsers.find(scheduler.status_format);
-  if (scheduler.status.empty() || parser == k_parsers.end()) {
-    throw UserError("scheduler '" + scheduler.name + "' has no status command");
-  }
-  std::vector<std::string> argv = command_for_job(scheduler.status, job_id);
+  std::vector<std::string> argv = command_for_job(scheduler.status, job_id, scheduler, "status");
+  if (parser == k_parsers.end()) throw UserError("scheduler '" + scheduler.name + "' has no status parser");
   ProcessResult result = runner.run(argv);
   if (result.exit_code != 0) {
     for (const char* text : k_unknown_job) {
@@ -136,10 +180,12 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
         return status;
       }
     }
-    throw UserError(argv[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + command_text(argv) +
-                    (trim(result.err).empty() ? std::string() : "\n" + trim(result.err)));
+    throw UserError(argv[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + failure_text(argv, result));
   }
-  parser->second(scheduler, result.out, status);
+  if (!parser->second(scheduler, result.out, status)) {
+    throw UserError(argv[0] + " exited 0 but named no job: " + failure_text(argv, result),
+                    "is the " + scheduler.name + " server reachable from here?");
+  }
   return status;
 }
 

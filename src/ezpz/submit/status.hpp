@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ezpz/profile/scheduler.hpp"
 #include "ezpz/submit/process.hpp"
@@ -11,21 +12,26 @@ namespace ezpz {
 
 struct JobStatus {
   std::string job_id;
-  // queued | held | running | completed | failed | cancelled | finished (exit unknown) | unknown
-  std::string state;
-  std::optional<int> exit_code;
-  std::string scheduler_state;  // as the scheduler said it ("PENDING", "F" …)
-  std::string detail;           // why the state is what it is, when not obvious
+  std::string state;              // a JobState name (profile/job_state.hpp), never "ended"
+  std::optional<int> exit_code;   // the job's own exit code (128 + N when signal N killed it)
+  std::string scheduler_state;    // as the scheduler said it ("PENDING", "F" …)
+  std::string detail;             // why the state is what it is, when not obvious
 
+  // The job will not change any more.
   bool done() const;
+  // What `ezpz submit --wait` exits with: the job's own code, or the state's (docs/jobs.md).
+  int wait_exit_code() const;
 };
 
-// `command` (a scheduler's status, cancel … argv from its YAML) with "{job_id}" replaced.
-std::vector<std::string> command_for_job(const std::vector<std::string>& command, const std::string& job_id);
+// `command` (a scheduler's status, cancel … argv from its YAML) with "{job_id}" replaced. Throws
+// UserError when the scheduler has no such command (the `local` system has none).
+std::vector<std::string> command_for_job(const std::vector<std::string>& command, const std::string& job_id,
+                                         const Scheduler& scheduler, const std::string& what);
 
 // Runs the scheduler's status command through `runner` and parses it with the parser its
 // `status_format` names. A job the scheduler no longer knows is `unknown`, with the reason in
-// `detail`; a scheduler command that cannot run at all throws UserError with its stderr.
+// `detail`. Throws UserError, with the command and its stderr, when the command fails, or when it
+// succeeds but names no job (OpenPBS's qstat exits 0 when it cannot reach the server).
 JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner);
 
 }  // namespace ezpz

@@ -20,14 +20,14 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
-// An output path as the scheduler will write it: Slurm's %j/%x, or the scheduler's default name.
-std::string output_path(const Field<std::string>& spec_value, const Scheduler& scheduler, const std::string& name,
+// An output path as the scheduler will write it: Slurm's %j/%x, or the scheduler's default name ("" = none).
+std::string output_path(const Field<std::string>& spec_value, const std::string& default_path, const std::string& name,
                         const std::string& job_id, const std::string& submit_dir) {
   std::string path;
   if (spec_value) {
     path = replace_all(replace_all(spec_value->value, "%j", job_number(job_id)), "%x", name);
-  } else if (!scheduler.default_output.empty()) {
-    path = replace_all(replace_all(scheduler.default_output, "{job_number}", job_number(job_id)), "{name}", name);
+  } else if (!default_path.empty()) {
+    path = replace_all(replace_all(default_path, "{job_number}", job_number(job_id)), "{name}", name);
   } else {
     return {};
   }
@@ -48,13 +48,18 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
     throw UserError("system '" + job.profile->name + "' has no scheduler to submit to",
                     "run it here: ezpz render SPEC | bash");
   }
-  // The script and the resolved job are on disk before anything runs: nothing is lost on failure.
-  fs::create_directories(options.records_root);
+  // The script and the resolved job are on disk before anything runs: nothing is lost on failure, and
+  // nothing is submitted without its record.
   std::string pending = record_dir(options.records_root, "pending-" + job.hash + "-" + std::to_string(::getpid()));
-  fs::create_directories(pending);
   std::string script_path = (fs::path(pending) / "job.sh").string();
-  write_file_atomically(script_path, script.text, true);
-  write_file_atomically((fs::path(pending) / "job.json").string(), resolved_json(job, true).dump(2) + "\n");
+  try {
+    fs::create_directories(pending);
+    write_file_atomically(script_path, script.text, true);
+    write_file_atomically((fs::path(pending) / "job.json").string(), resolved_json(job, true).dump(2) + "\n");
+  } catch (const fs::filesystem_error& error) {
+    throw UserError("cannot keep the job's record in " + options.records_root + ": " + error.code().message(),
+                    "nothing was submitted; choose a writable directory with --records DIR or $EZPZ_RECORDS_DIR");
+  }
 
   std::vector<std::string> argv = scheduler.submit;
   if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
@@ -81,8 +86,8 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   record.name = job.spec.name->value;
   record.submit_dir = options.submit_dir;
   record.submit_command = argv;
-  record.output = output_path(job.spec.output, scheduler, record.name, record.job_id, options.submit_dir);
-  record.error = job.spec.error ? output_path(job.spec.error, scheduler, record.name, record.job_id, options.submit_dir) : "";
+  record.output = output_path(job.spec.output, scheduler.default_output, record.name, record.job_id, options.submit_dir);
+  record.error = output_path(job.spec.error, scheduler.default_error, record.name, record.job_id, options.submit_dir);
   record.submitted_at = options.now_utc;
   record.dir = record_dir(options.records_root, record.job_id);
   std::error_code error;

@@ -13,7 +13,7 @@
 namespace ezpz {
 
 struct SubmitOptions {
-  std::string records_root;         // where .ezpz/jobs lives (see records_root())
+  std::string records_root;         // where job records live (see records_root())
   std::string submit_dir;           // the directory the job is submitted from (its working directory)
   bool hold = false;                // submit held
   std::string now_utc;              // the time stamp recorded (passed in: submit stays testable)
@@ -21,7 +21,8 @@ struct SubmitOptions {
 
 // Writes the script and the resolved job into a new record, runs the scheduler's submit command with
 // `runner`, parses the job id, and files the record under the id. Throws UserError with the exact
-// command, the scheduler's stderr and the kept script's path when the submission fails.
+// command, the scheduler's stderr and the kept script's path when the submission fails, and before
+// submitting anything when the record cannot be written.
 JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& runner, const SubmitOptions& options);
 
 // "8414055" from "8414055.aurora-pbs-0001…", "42" from "42_3": the number PBS and Slurm use in

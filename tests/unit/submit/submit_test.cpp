@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -63,7 +64,69 @@ TEST(Submit, PbsLongJobIdsHoldAndOutputNames) {
   EXPECT_EQ(runner.calls[0][0], "qsub");
   EXPECT_EQ(runner.calls[0][1], "-h");
   EXPECT_EQ(record.output, "/work/submit/llama.o8414055");
+  EXPECT_EQ(record.error, "/work/submit/llama.e8414055") << "PBS writes stderr apart unless the script joins it";
   EXPECT_TRUE(find_record(f.root.string(), "8414055")) << "the short id finds the record";
+}
+
+TEST(Submit, SlurmJoinsStderrIntoTheOutputUnlessTheSpecSaysOtherwise) {
+  Fixture f;
+  ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "12\n", ""});
+  EXPECT_EQ(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()).error, "");
+}
+
+TEST(Submit, NothingIsSubmittedWithoutARecord) {
+  Fixture f;
+  fs::create_directories(f.root);
+  std::ofstream(f.root / "file") << "not a directory\n";
+  ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
+  test::FakeRunner runner;
+  SubmitOptions options = f.options();
+  options.records_root = (f.root / "file" / "records").string();
+  try {
+    submit(job, render(job, test::builtin_catalog(), "/e"), runner, options);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot keep the job's record in " + options.records_root),
+              std::string::npos) << error.what();
+  }
+  EXPECT_TRUE(runner.calls.empty()) << "sbatch ran without a record";
+}
+
+// One records directory per user, whatever the current directory: flag > EZPZ_RECORDS_DIR >
+// XDG_STATE_HOME > HOME.
+TEST(RecordsRoot, OnePlacePerUser) {
+  struct Case {
+    const char* flag;
+    const char* records_dir;
+    const char* state_home;
+    const char* home;
+    const char* expected;  // nullptr: an error
+  };
+  const Case cases[] = {
+      {"/r", "/e", "/s", "/h", "/r"},
+      {"", "/e", "/s", "/h", "/e"},
+      {"", nullptr, "/s", "/h", "/s/ezpz/jobs"},
+      {"", nullptr, nullptr, "/h", "/h/.local/state/ezpz/jobs"},
+      {"", nullptr, nullptr, nullptr, nullptr},
+  };
+  auto set = [](const char* name, const char* value) { value ? ::setenv(name, value, 1) : ::unsetenv(name); };
+  const char* saved = std::getenv("HOME");
+  std::string home = saved ? saved : "";
+  for (const auto& c : cases) {
+    set("EZPZ_RECORDS_DIR", c.records_dir);
+    set("XDG_STATE_HOME", c.state_home);
+    set("HOME", c.home);
+    if (c.expected) {
+      EXPECT_EQ(records_root(c.flag), c.expected);
+    } else {
+      EXPECT_THROW(records_root(c.flag), UserError);
+    }
+  }
+  set("EZPZ_RECORDS_DIR", nullptr);
+  set("XDG_STATE_HOME", nullptr);
+  set("HOME", saved ? home.c_str() : nullptr);
 }
 
 TEST(Submit, SpecOutputPathsExpandSlurmPatterns) {

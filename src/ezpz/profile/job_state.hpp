@@ -1,0 +1,27 @@
+// ezpz's words for where a job is, which every scheduler's `states:` map into, and what each means
+// for `ezpz submit --wait` (docs/jobs.md "States and exit codes").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ezpz {
+
+struct JobState {
+  std::string_view name;
+  bool done;  // the job will not change any more
+  // What `--wait` returns: a fixed code, or nullopt for the job's own exit code (1 when unknown).
+  std::optional<int> wait_exit_code;
+  std::string_view meaning;  // one line for docs and `--help`
+};
+
+// The state called `name`, or nullptr. "ended" is not a state a job is shown in: a scheduler maps its
+// finished states there, and its status parser decides from the exit status which state it is.
+const JobState* find_job_state(std::string_view name);
+
+// Every state's name, in the order a job passes through them.
+std::vector<std::string> job_state_names();
+
+}  // namespace ezpz
