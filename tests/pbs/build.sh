@@ -77,11 +77,16 @@ build() {
   log "built in $((SECONDS - start))s; cached in $cache"
 }
 
+# True when a PBS daemon runs (a zombie does not: some containers' PID 1 reaps stopped daemons late).
 server_running() {
-  local comm
+  local comm stat
   for comm in /proc/[0-9]*/comm; do
     case $(cat "$comm" 2>/dev/null) in
-      pbs_server.bin | pbs_mom | pbs_sched | pbs_comm) return 0 ;;
+      pbs_server.bin | pbs_mom | pbs_sched | pbs_comm | pbs_ds_monitor)
+        stat=$(cat "${comm%/comm}/stat" 2>/dev/null) || continue
+        stat=${stat##*) }
+        [[ ${stat:0:1} == Z ]] || return 0
+        ;;
     esac
   done
   return 1

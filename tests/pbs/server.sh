@@ -115,14 +115,16 @@ record_pids() {
   done
 }
 
-# PIDs of running PBS daemons, whoever started them.
+# PIDs of running PBS daemons, whoever started them (zombies are not running: PID 1 reaps stopped
+# daemons late in some containers).
 running_daemons() {
   local comm pid
   for comm in /proc/[0-9]*/comm; do
     case $(cat "$comm" 2>/dev/null) in
       pbs_server.bin | pbs_sched | pbs_mom | pbs_comm | pbs_ds_monitor)
         pid=${comm#/proc/}
-        echo "${pid%/comm}"
+        pid=${pid%/comm}
+        [[ -z $(start_time "$pid") ]] || echo "$pid"
         ;;
     esac
   done

@@ -37,21 +37,18 @@ status_field() { # status_field JOBID FIELD: a field of `ezpz status JOBID --jso
     "$python" -c 'import json, sys; v = json.load(sys.stdin)[0][sys.argv[1]]; print("None" if v is None else v)' "$2" 2>/dev/null
 }
 state_of() { status_field "$1" state; }
-# wait_state JOBID SECONDS STATE...: polls until the job is in one of the states; prints the last one.
-wait_state() {
-  local job=$1 seconds=$2 state='' deadline
-  shift 2
-  deadline=$((SECONDS + seconds))
-  while ((SECONDS < deadline)); do
-    state=$(state_of "$job")
-    for want in "$@"; do [[ $state == "$want" ]] && break 2; done
-    sleep 0.5
-  done
-  echo "$state"
-}
 pbs_attr() { # pbs_attr JOBID ATTRIBUTE: the attribute in the server's own qstat -x -f -F json
   as_user qstat -x -f -F json "$1" </dev/null 2>/dev/null |
     "$python" -c 'import json, sys; j = next(iter(json.load(sys.stdin)["Jobs"].values())); print(j.get(sys.argv[1], ""))' "$2" 2>/dev/null
+}
+# server_wait JOBID SECONDS [STATE]: waits until the server (not ezpz) shows the job in STATE (default F,
+# ended), so that each check below tests one thing even when an earlier ezpz command returned too soon.
+server_wait() {
+  local deadline=$((SECONDS + $2))
+  until [[ $(pbs_attr "$1" job_state) == "${3:-F}" ]]; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
 }
 # spec FILE NAME SYSTEM WALLTIME RUN [EXTRA YAML LINE…]: a one-node job whose ranks find the PALS
 # stand-in and ezpz on PATH.
@@ -84,6 +81,7 @@ check "submit --wait of a job that succeeds returns 0 (got $rc: $(tail -n 5 "$wo
 check "submit --wait waited for the job to end ($((SECONDS - started))s; server says $(pbs_attr "$job" job_state))" \
   test "$(pbs_attr "$job" job_state)" = F
 check "only the job id is printed on stdout (got '$job')" grep -Eqx "[0-9]+\.$EZPZ_PBS_HOST" <<<"$job"
+server_wait "$job" 120
 check "the record keeps the exact script" test -s "$EZPZ_RECORDS_DIR/$job/job.sh"
 check "the server ran it with Exit_status 0 (got '$(pbs_attr "$job" Exit_status)')" test "$(pbs_attr "$job" Exit_status)" = 0
 check "status --json: completed (got '$(state_of "$job")')" test "$(state_of "$job")" = completed
@@ -112,6 +110,7 @@ spec fail.yaml ezpz-fail pbs 5m '[bash, -c, "echo failing; exit 3"]'
 failing=$(ezpz submit fail.yaml --wait 2>"$workdir/fail.err" </dev/null)
 rc=$?
 check "submit --wait of a job that exits 3 returns 3 (got $rc: $(tail -n 3 "$workdir/fail.err"))" test "$rc" -eq 3
+server_wait "$failing" 120
 check "the server has Exit_status 3 (got '$(pbs_attr "$failing" Exit_status)')" test "$(pbs_attr "$failing" Exit_status)" = 3
 check "status: failed (got '$(state_of "$failing")')" test "$(state_of "$failing")" = failed
 check "status: exit code 3 (got '$(status_field "$failing" exit_code)')" test "$(status_field "$failing" exit_code)" = 3
@@ -125,19 +124,21 @@ check "status: held (got '$(state_of "$held")')" test "$(state_of "$held")" = he
 ezpz cancel "$held" >"$workdir/cancel.out" 2>&1 </dev/null
 rc=$?
 check "cancel of a held job exits 0 (got $rc: $(cat "$workdir/cancel.out"))" test "$rc" -eq 0
-check "the server deleted the held job (job_state '$(pbs_attr "$held" job_state)')" \
-  test "$(wait_state "$held" 30 cancelled completed failed >/dev/null; pbs_attr "$held" job_state)" = F
+server_wait "$held" 30
+check "the server deleted the held job (job_state '$(pbs_attr "$held" job_state)')" test "$(pbs_attr "$held" job_state)" = F
 check "status: the held job is cancelled (got '$(state_of "$held")')" test "$(state_of "$held")" = cancelled
 
 # --- cancel of a running job (stdin closed, as from cron or a workflow tool) ---
 spec sleep.yaml ezpz-sleep pbs 5m '[sleep, "300"]'
 sleeper=$(ezpz submit sleep.yaml 2>/dev/null </dev/null)
-state=$(wait_state "$sleeper" 60 running)
-check "the sleeping job runs (got '$state')" test "$state" = running
+server_wait "$sleeper" 60 R
+check "status: the sleeping job is running (server: $(pbs_attr "$sleeper" job_state); ezpz: $(state_of "$sleeper"))" \
+  test "$(state_of "$sleeper")" = running
 ezpz cancel "$sleeper" >"$workdir/cancel.out" 2>&1 <&-
 rc=$?
 check "cancel of a running job exits 0 (got $rc: $(cat "$workdir/cancel.out"))" test "$rc" -eq 0
-state=$(wait_state "$sleeper" 60 cancelled completed failed timeout not-run)
+server_wait "$sleeper" 60
+state=$(state_of "$sleeper")
 check "the server ended the running job (job_state '$(pbs_attr "$sleeper" job_state)')" test "$(pbs_attr "$sleeper" job_state)" = F
 check "status: the job deleted while running is cancelled (got '$state', exit $(status_field "$sleeper" exit_code))" \
   test "$state" = cancelled
@@ -156,6 +157,7 @@ for system in pbs aurora; do
     test "$rc" -eq 0
   check "$system: the job had ended when logs --follow returned (server: $(pbs_attr "$follow" job_state))" \
     test "$(pbs_attr "$follow" job_state)" = F
+  server_wait "$follow" 120
   check "$system: logs --follow got every line of both ranks ($(grep -c ' step ' "$workdir/follow.txt") of 80)" \
     test "$(grep -c '^rank [01] step [0-9]*$' "$workdir/follow.txt")" -eq 80
   check "$system: logs --follow got both ranks' last lines" test "$(grep -c '^rank [01] finished$' "$workdir/follow.txt")" -eq 2
@@ -166,7 +168,8 @@ check "aurora: the job kept its output in place (-k doe: $(pbs_attr "$follow" Ke
 
 # --- --after: the dependent runs after a parent that succeeds, never after one that fails ---
 # run_dependent PARENT_EXIT: a held parent that sleeps and exits PARENT_EXIT, a dependent submitted
-# with --after PARENT --wait, then the parent released; sets $parent, $child, $child_rc.
+# with --after PARENT --wait, then the parent released; sets $parent, $child, $child_depend (the
+# server's depend attribute before the release) and $child_rc.
 run_dependent() {
   rm -f "$userdir/parent.end" "$userdir/child.ran"
   spec parent.yaml ezpz-parent pbs 5m "[bash, -c, \"sleep 2; date +%s.%N >parent.end; exit $1\"]"
@@ -177,13 +180,17 @@ run_dependent() {
   local waiter=$! deadline=$((SECONDS + 30))
   until [[ -s $workdir/child.id ]] || ((SECONDS > deadline)); do sleep 0.2; done
   child=$(cat "$workdir/child.id")
+  # The server drops the attribute once the dependency is released: read it while the parent is held.
+  child_depend=$(pbs_attr "$child" depend)
   as_user qrls "$parent" </dev/null
   wait "$waiter"
   child_rc=$?
+  server_wait "$parent" 120
+  server_wait "$child" 120
 }
 run_dependent 0
 check "--after, parent succeeds: the dependent was submitted ($(cat "$workdir/child.err"))" test -n "$child"
-check "--after reached the server (depend '$(pbs_attr "$child" depend)')" grep -q "^afterok:$parent" <<<"$(pbs_attr "$child" depend)"
+check "--after reached the server (depend '$child_depend')" grep -q "^afterok:$parent" <<<"$child_depend"
 check "--after, parent succeeds: --wait returns the dependent's 0 (got $child_rc: $(tail -n 3 "$workdir/child.err"))" \
   test "$child_rc" -eq 0
 check "--after, parent succeeds: the dependent ran after the parent ended ($(cat "$userdir/child.ran" 2>/dev/null))" \
@@ -209,9 +216,11 @@ spec walltime.yaml ezpz-walltime pbs 00:00:08 '[sleep, "300"]'
 started=$SECONDS
 over=$(ezpz submit walltime.yaml --wait 2>"$workdir/walltime.err" </dev/null)
 rc=$?
-check "walltime: the job was killed soon after its 8 s ($((SECONDS - started))s; Exit_status '$(pbs_attr "$over" Exit_status)')" \
+check "walltime: submit --wait does not return 0 (got $rc after $((SECONDS - started))s: $(tail -n 3 "$workdir/walltime.err"))" \
+  test "$rc" -ne 0
+server_wait "$over" 120
+check "walltime: the server killed the job at its walltime ($((SECONDS - started))s; Exit_status '$(pbs_attr "$over" Exit_status)')" \
   test "$(pbs_attr "$over" Exit_status)" = -29
-check "walltime: submit --wait does not return 0 (got $rc: $(tail -n 3 "$workdir/walltime.err"))" test "$rc" -ne 0
 check "walltime: status names it timeout (got '$(state_of "$over")', detail '$(status_field "$over" detail)')" \
   test "$(state_of "$over")" = timeout
 
