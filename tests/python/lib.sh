@@ -1,13 +1,13 @@
 # shellcheck shell=bash
-# Shared by the Python PyTorch tests (sourced): Debian's /usr/bin/python3 with torch, or skip/fail.
+# Shared by the Python PyTorch tests (sourced after tests/e2e/lib.sh): Debian's /usr/bin/python3 with torch.
 
 # The interpreter the tests run (a `python3` on PATH may be a pyenv build without torch).
 python=/usr/bin/python3
 # shellcheck disable=SC2034 # for the tests that source this
 ddp_check="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ddp_check.py"
 
-# Exits the test unless $python can import torch: 77 (skipped) on a developer's machine, 1 (failed)
-# in CI (CI=true), where scripts/install-deps.sh test installs python3-torch.
+# Exits the test unless $python can import torch (cannot_run in tests/e2e/lib.sh, which callers source
+# first: skipped on a developer's machine, failed under CI=true, where install-deps installs python3-torch).
 require_torch() {
   local why=
   if [[ ! -x $python ]]; then
@@ -17,13 +17,7 @@ require_torch() {
   else
     return 0
   fi
-  why+=": install Debian's python3-torch (apt-get install python3-torch, or scripts/install-deps.sh test)"
-  if [[ ${CI:-} == true ]]; then
-    echo "FAIL: $why" >&2
-    exit 1
-  fi
-  echo "SKIP: $why" >&2
-  exit 77
+  cannot_run "$why: install Debian's python3-torch (apt-get install python3-torch, or scripts/install-deps.sh test)"
 }
 
 # broken_lines FILE...: the lines where ddp_check's text does not start the line or appears twice,
