@@ -30,7 +30,8 @@ namespace {
 const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr long k_launcher_source = -1;          // the launcher's own messages, on stderr
 constexpr std::size_t k_read_size = 64 * 1024;  // one read per ready pipe and poll, so every rank gets its turn
-constexpr std::size_t k_drain_limit = 1 << 20;  // a dead rank's pipe holds at most a pipe buffer; an escaped writer may not stop
+// A dead rank's pipe holds at most a pipe buffer, but something it started outside its group may keep writing.
+constexpr std::size_t k_drain_limit = 1 << 20;
 
 // A port the kernel says is free now (the usual race with other programs is accepted, as torchrun does).
 int free_port() {
@@ -152,8 +153,9 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       close(signal_fd);
       sigaction(SIGPIPE, &previous_pipe, nullptr);
       sigprocmask(SIG_SETMASK, &previous, nullptr);
-      throw UserError("cannot make the pipes for " + std::to_string(plan.total_ranks) + " local ranks' output: " + error,
-                      "raise the limit of open files (ulimit -n), or run fewer ranks");
+      throw UserError(
+          "cannot make the pipes for " + std::to_string(plan.total_ranks) + " local ranks' output: " + error,
+          "raise the limit of open files (ulimit -n), or run fewer ranks");
     }
     fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
     fcntl(ends[2], F_SETFL, fcntl(ends[2], F_GETFL) | O_NONBLOCK);

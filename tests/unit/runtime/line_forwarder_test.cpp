@@ -22,14 +22,18 @@ struct Step {
   bool finish = false;  // finish the source instead of feeding it
 };
 
-Step feed(long source, std::string bytes) { return {source, std::move(bytes)}; }
-Step finish(long source) { return {source, "", true}; }
+Step feed(long source, std::string bytes) {
+  return {source, std::move(bytes)};
+}
+Step finish(long source) {
+  return {source, "", true};
+}
 
 struct Case {
   const char* name;
   std::size_t max_chunk;
   std::vector<Step> steps;
-  Pieces expected;                 // what the sink got, in order
+  Pieces expected;                                    // what the sink got, in order
   std::vector<std::pair<long, std::size_t>> pending;  // held bytes per source at the end
 };
 
@@ -42,14 +46,22 @@ std::string bytes(std::initializer_list<int> values) {
 const Case k_cases[] = {
     {"a whole line passes at once", 64, {feed(0, "hello\n")}, {{0, "hello\n"}}, {{0, 0}}},
     {"an unfinished line is held", 64, {feed(0, "hel")}, {}, {{0, 3}}},
-    {"pieces of a line pass together", 64, {feed(0, "he"), feed(0, "ll"), feed(0, "o\nwor")}, {{0, "hello\n"}}, {{0, 3}}},
+    {"pieces of a line pass together",
+     64,
+     {feed(0, "he"), feed(0, "ll"), feed(0, "o\nwor")},
+     {{0, "hello\n"}},
+     {{0, 3}}},
     {"several lines in one feed pass as one piece", 64, {feed(0, "a\nb\nc")}, {{0, "a\nb\n"}}, {{0, 1}}},
     {"another source's line does not cut into an unfinished one",
      64,
      {feed(0, "rank 0 sa"), feed(1, "rank 1 says hi\n"), feed(0, "ys hi\n")},
      {{1, "rank 1 says hi\n"}, {0, "rank 0 says hi\n"}},
      {{0, 0}, {1, 0}}},
-    {"finish passes the last line without adding a newline", 64, {feed(0, "a\ntail"), finish(0)}, {{0, "a\n"}, {0, "tail"}}, {{0, 0}}},
+    {"finish passes the last line without adding a newline",
+     64,
+     {feed(0, "a\ntail"), finish(0)},
+     {{0, "a\n"}, {0, "tail"}},
+     {{0, 0}}},
     {"after an unfinished last line, another source starts on a new line",
      64,
      {feed(0, "tail"), finish(0), feed(1, "next\n")},
@@ -60,7 +72,11 @@ const Case k_cases[] = {
      {feed(0, "a"), finish(0), feed(0, "b\n")},
      {{0, "a"}, {0, "b\n"}},
      {}},
-    {"finish with nothing held, or of an unknown source, passes nothing", 64, {feed(0, "a\n"), finish(0), finish(7)}, {{0, "a\n"}}, {}},
+    {"finish with nothing held, or of an unknown source, passes nothing",
+     64,
+     {feed(0, "a\n"), finish(0), finish(7)},
+     {{0, "a\n"}},
+     {}},
     {"an empty feed passes nothing", 64, {feed(0, "")}, {}, {{0, 0}}},
     {"a long line without a newline passes in chunks of max_chunk",
      4,
@@ -172,8 +188,8 @@ TEST(LineForwarder, RandomInterleavingsKeepLinesWhole) {
     for (std::size_t i = 0; i < output.size(); ++i) {
       if (output[i] != '\n' && i + 1 != output.size()) continue;
       for (std::size_t j = start; j <= i; ++j) {
-        ASSERT_EQ(owner[j], owner[start]) << "round " << round << ": a line mixes sources " << owner[start] << " and "
-                                          << owner[j];
+        ASSERT_EQ(owner[j], owner[start])
+            << "round " << round << ": a line mixes sources " << owner[start] << " and " << owner[j];
       }
       start = i + 1;
     }
