@@ -81,4 +81,16 @@ timeout -k 5 60 "$ezpz" launch --system local -n 2 -- \
 status=$?
 check "a rank that ignores SIGTERM and keeps writing: exit code 5 of the failing rank (got $status)" test "$status" -eq 5
 check "... and it is killed after the 5 s grace period (took $((SECONDS - start)) s)" test $((SECONDS - start)) -lt 15
+
+# A Python rank writes into a pipe: without PYTHONUNBUFFERED its line would wait in Python's buffer
+# until exit. The line must be out while the rank still sleeps; a user's own setting is kept.
+"$ezpz" launch --system local -n 1 -- /usr/bin/python3 -c 'import time; print("early line"); time.sleep(4)' \
+  >"$workdir/early.out" 2>/dev/null &
+launcher=$!
+sleep 2.5
+check "a Python rank's print arrives before it exits ($(show "$workdir/early.out"))" grep -qx "early line" "$workdir/early.out"
+wait "$launcher"
+# shellcheck disable=SC2016 # expanded by the rank
+check "a user's PYTHONUNBUFFERED is kept" \
+  test "$(PYTHONUNBUFFERED=0 "$ezpz" launch --system local -n 1 -- sh -c 'echo "$PYTHONUNBUFFERED"' 2>/dev/null)" = 0
 finish

@@ -209,6 +209,9 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       };
       for (const auto& name : stale) unsetenv(name.c_str());  // an outer mpiexec/srun's identity
       for (const auto& [name, value] : variables) setenv(name, value.c_str(), 1);
+      // A rank writes into a pipe, so Python would hold its output in an 8 KiB buffer until it exits:
+      // late output for the user, and silence that an idle-output watchdog would take for a hang.
+      setenv("PYTHONUNBUFFERED", "1", 0);
       execv(ezpz_bin.c_str(), argv.data());
       std::cerr << "ezpz launch: cannot run " << ezpz_bin << ": " << std::strerror(errno) << "\n";
       _exit(127);
