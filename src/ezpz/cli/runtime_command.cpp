@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_supervisor.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -35,6 +36,7 @@ std::string runtime_system(const Environment& env, const std::string& flag) {
 
 int exec_rank(const Environment& env, const std::string& system, const std::vector<std::string>& program,
               bool print_only) {
+  if (!print_only) defer_stop_signal();
   RuntimeInputs inputs;
   inputs.profile = &env.catalog.system(system);
   inputs.env = process_env();
@@ -45,8 +47,9 @@ int exec_rank(const Environment& env, const std::string& system, const std::vect
     return k_exit_ok;
   }
   if (program.empty()) throw UserError("no program to run", "ezpz exec -- python3 train.py");
+  check_rendezvous_host(rank_env, system_host_resolver());
   for (const auto& [name, value] : rank_env.exports) setenv(name.c_str(), value.c_str(), 1);
-  return exec_program(program);
+  return run_rank(program, rank_env.run);
 }
 
 int exec_program(const std::vector<std::string>& program) {

@@ -1,6 +1,8 @@
 // Putting rank, rendezvous, device and backend together.
 #include "ezpz/runtime/rank_environment.hpp"
 
+#include <netdb.h>
+
 #include <algorithm>
 
 #include "ezpz/runtime/allocation.hpp"
@@ -17,6 +19,30 @@ constexpr long k_default_port = 29500;
 std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
 
 }  // namespace
+
+HostResolver system_host_resolver() {
+  return [](const std::string& host) -> std::optional<std::string> {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    int error = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+    if (error == 0) freeaddrinfo(found);
+    // Only "no such name" counts: a resolver that is down or slow (EAI_AGAIN, EAI_FAIL) says nothing
+    // about the name, and a rank must not fail a healthy job over it.
+    if (error != EAI_NONAME && error != EAI_NODATA) return std::nullopt;
+    return std::string(gai_strerror(error));
+  };
+}
+
+void check_rendezvous_host(const RankEnvironment& rank_env, const HostResolver& resolve) {
+  if (rank_env.nodes <= 1 || rank_env.rank.local_rank != 0) return;
+  auto error = resolve(rank_env.master_addr);
+  if (!error) return;
+  throw UserError("MASTER_ADDR '" + rank_env.master_addr + "' does not resolve on this node (" + *error +
+                      "); it comes from " + rank_env.master_addr_origin,
+                  "the other ranks would wait for rank 0 there until the walltime; check the host list and the "
+                  "profile's master_addr, or export MASTER_ADDR");
+}
 
 long port_for_job(const std::string& job_id) {
   std::string hex = hash_hex(job_id);
@@ -62,15 +88,19 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   Allocation allocation = current_allocation(env);
   if (auto addr = env("MASTER_ADDR"); addr && !addr->empty()) {
     out.master_addr = *addr;
+    out.master_addr_origin = "MASTER_ADDR set in the environment";
     out.notes.push_back("MASTER_ADDR already set");
   } else if (!allocation.hosts.empty()) {
     std::string pattern = inputs.profile ? inputs.profile->master_addr : "{first_host}";
     std::string first = short_name(allocation.hosts.front());
     auto at = pattern.find("{first_host}");
+    out.master_addr_origin = "the first host '" + first + "' of " + allocation.hosts_from + " in master_addr '" +
+                             pattern + "'" + (inputs.profile ? " of profile '" + inputs.profile->name + "'" : "");
     out.master_addr = at == std::string::npos ? pattern : pattern.replace(at, 12, first);
     out.notes.push_back("MASTER_ADDR from the first host of " + allocation.hosts_from);
   } else if (out.nodes == 1) {
     out.master_addr = "127.0.0.1";
+    out.master_addr_origin = "all ranks on this node";
     out.notes.push_back("MASTER_ADDR 127.0.0.1: all ranks are on this node");
   } else {
     throw UserError("this job spans " + std::to_string(out.nodes) +
@@ -99,6 +129,8 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   if (out.device.visibility) out.exports.push_back(*out.device.visibility);
   out.exports.emplace_back("TORCH_DEVICE", out.device.torch_device);
   out.exports.emplace_back("TORCH_BACKEND", out.backend);
+  out.run = rank_run_plan(rank, env);
+  if (out.run.run == RankRun::supervise) out.notes.push_back("program supervised by ezpz exec: " + out.run.reason);
   if (inputs.profile != nullptr) {
     const BackendEnv& backend_env = inputs.profile->backend_env;
     auto add = [&](const auto& vars) {

@@ -1,6 +1,8 @@
 // Everything `ezpz exec` exports for one rank: identity, rendezvous, device, backend and its environment.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "ezpz/runtime/device.hpp"
 #include "ezpz/runtime/environment.hpp"
 #include "ezpz/runtime/rank.hpp"
+#include "ezpz/runtime/rank_supervisor.hpp"
 
 namespace ezpz {
 
@@ -23,18 +26,33 @@ struct RankEnvironment {
   DeviceChoice device;
   std::string backend;
   std::string master_addr;
+  std::string master_addr_origin;  // where master_addr came from: "MASTER_ADDR set in the environment" …
   std::string master_port;
   long nodes = 1;
   // Variables to set, in order. Backend variables the job already set are left out (the job's own
   // `env:` wins over the profile).
   std::vector<std::pair<std::string, std::string>> exports;
   std::vector<std::string> notes;  // where each decision came from, for `ezpz exec --print`
+  RankRunPlan run;                 // how `ezpz exec` runs the program (rank_supervisor.hpp)
 };
 
 // Throws UserError for anything that would make ranks disagree or hang: contradictory launcher
 // variables, a multi-node job without a host list or MASTER_ADDR (never a silent localhost), an
 // unknown EZPZ_TORCH_BACKEND.
 RankEnvironment rank_environment(const RuntimeInputs& inputs);
+
+// Looks a host name up: nullopt when it resolves, else why it does not.
+using HostResolver = std::function<std::optional<std::string>(const std::string& host)>;
+
+// getaddrinfo, as the ranks' rendezvous will resolve the name. Only a name the resolver does not know
+// (EAI_NONAME, EAI_NODATA) is an answer; any other failure counts as resolving.
+HostResolver system_host_resolver();
+
+// Throws UserError naming MASTER_ADDR, its value and where it came from when a job that spans more
+// than one node has a rendezvous host that does not resolve here: rank 0's peers would wait for it
+// until the walltime. Only local rank 0 of each node looks the name up (one lookup per node); a
+// single-node job looks up nothing.
+void check_rendezvous_host(const RankEnvironment& rank_env, const HostResolver& resolve);
 
 // MASTER_PORT for a job: a port in [20000, 60000) derived from the job id, the same on every rank.
 long port_for_job(const std::string& job_id);

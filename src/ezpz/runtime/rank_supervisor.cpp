@@ -1,0 +1,220 @@
+// Running a rank's program in place, or as a watched child (signals, exit status, a PMI-1 connection).
+#include "ezpz/runtime/rank_supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <optional>
+
+namespace ezpz {
+namespace {
+
+struct RunRule {
+  const char* launcher;  // RankInfo::launcher of the ranks it applies to
+  const char* needs;     // a variable that must be set for the rule to apply ("" for none)
+  bool forward_signals;
+  bool pmi_client;
+  const char* reason;
+};
+
+// Sources: srun(1) RETURN VALUE, Slurm 22.05 ("the highest exit code of all tasks run or the highest
+// signal ... of any task that exited with a signal"), and with -K1 srun stops the other tasks with
+// SIGTERM (seen on tests/slurm's cluster: srun returned 143 for a task that exited 3). MPICH 4.0
+// Hydra, proxy/pmip_cb.c pmi_cb: a rank whose PMI socket closes before PMI finalize makes the proxy
+// SIGKILL every other rank ("For non-PMI applications ... we just let the user cleanup the processes
+// on a failure"), and mpiexec then returns that rank's code.
+const RunRule k_run_rules[] = {
+    {"Slurm", "", false, false,
+     "srun --kill-on-bad-exit stops the other tasks with SIGTERM and would return 143, not the failing task's code"},
+    {"PMI, MPICH", "PMI_FD", true, true,
+     "Hydra stops the other ranks only when a PMI client ends without PMI finalize (non-MPI programs never connect)"},
+};
+
+// Signals a supervisor passes on to its program. Under Slurm the step's process tracking already
+// signals every process of the task (the program too), so nothing is passed on there; Hydra signals
+// only the process it started.
+const int k_forwarded_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
+
+int start_error(const std::string& program, int error) {
+  std::cerr << "ezpz: error: cannot run '" << program << "': " << std::strerror(error) << "\n";
+  return error == ENOENT ? 127 : 126;
+}
+
+std::vector<char*> argv_of(std::vector<std::string>& words) {
+  std::vector<char*> argv;
+  for (auto& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// One line of MPICH's simple PMI-1 wire protocol: send `command`, read the reply line. nullopt when the
+// other side is gone or silent for 10 s (a PMI server answers at once).
+std::optional<std::string> pmi_exchange(int fd, const std::string& command) {
+  if (send(fd, command.data(), command.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(command.size())) return std::nullopt;
+  std::string reply;
+  char c = 0;
+  while (reply.size() < 4096) {
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, 10000) <= 0 || read(fd, &c, 1) != 1) return std::nullopt;
+    if (c == '\n') return reply;
+    reply += c;
+  }
+  return std::nullopt;
+}
+
+// The PMI connection Hydra gave this rank, registered as a client; -1 when there is none to use.
+int pmi_connect() {
+  const char* text = std::getenv("PMI_FD");
+  if (text == nullptr || *text == '\0') return -1;
+  char* end = nullptr;
+  long fd = std::strtol(text, &end, 10);
+  if (*end != '\0' || fd < 0 || fcntl(static_cast<int>(fd), F_GETFD) < 0) return -1;
+  auto reply = pmi_exchange(static_cast<int>(fd), "cmd=init pmi_version=1 pmi_subversion=1\n");
+  if (!reply || reply->find("cmd=response_to_init") == std::string::npos || reply->find("rc=0") == std::string::npos) {
+    std::cerr << "ezpz exec: warning: no PMI-1 answer on PMI_FD=" << text
+              << "; if this rank fails, Hydra will not stop the others\n";
+    return -1;
+  }
+  return static_cast<int>(fd);
+}
+
+// Ends this process the way `status` ended the program: its exit code, or the same signal.
+int mirror(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  int sig = WTERMSIG(status);
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // the program dumped its own core if it was allowed to
+  std::signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  raise(sig);
+  return 128 + sig;  // a signal that does not end a process by default
+}
+
+void on_child(int) {}
+
+// The signal mask ezpz exec started with, before defer_stop_signal(); the program gets it back.
+sigset_t g_start_mask;
+bool g_deferred = false;
+
+const sigset_t& start_mask() {
+  if (!g_deferred) sigprocmask(SIG_BLOCK, nullptr, &g_start_mask);
+  return g_start_mask;
+}
+
+bool stop_signal_pending() {
+  sigset_t pending;
+  sigpending(&pending);
+  return sigismember(&pending, SIGTERM) == 1;
+}
+
+int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) {
+  int pmi_fd = plan.pmi_client ? pmi_connect() : -1;
+
+  // Every signal of interest waits for sigwaitinfo below; SIGCHLD needs a handler (not SIG_IGN, which
+  // would reap the child before waitpid sees it).
+  std::signal(SIGCHLD, on_child);
+  sigset_t original = start_mask();
+  sigset_t watched;
+  sigemptyset(&watched);
+  sigaddset(&watched, SIGCHLD);
+  for (int sig : k_forwarded_signals) sigaddset(&watched, sig);
+  sigprocmask(SIG_BLOCK, &watched, nullptr);
+  if (stop_signal_pending()) return 0;  // stopped before the program started
+
+  std::vector<std::string> words = program;
+  auto argv = argv_of(words);  // before fork: the child only execs or exits
+  int exec_error[2];
+  if (pipe2(exec_error, O_CLOEXEC) != 0) return start_error(program[0], errno);
+  pid_t parent = getpid();
+  pid_t child = fork();
+  if (child < 0) return start_error(program[0], errno);
+  if (child == 0) {
+    close(exec_error[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(128 + SIGKILL);  // ezpz exec died before the line above
+    std::signal(SIGCHLD, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &original, nullptr);
+    execvp(argv[0], argv.data());
+    int error = errno;
+    ssize_t written = write(exec_error[1], &error, sizeof error);
+    (void)written;
+    _exit(127);
+  }
+  close(exec_error[1]);
+  int error = 0;
+  bool exec_failed = read(exec_error[0], &error, sizeof error) == static_cast<ssize_t>(sizeof error);
+  close(exec_error[0]);
+
+  bool stopped = false;  // a SIGTERM from outside reached this rank while its program ran
+  int status = 0;
+  for (;;) {
+    siginfo_t info;
+    int sig = sigwaitinfo(&watched, &info);
+    if (sig == SIGTERM) stopped = true;
+    if (waitpid(child, &status, WNOHANG) == child) break;
+    if (sig <= 0 || sig == SIGCHLD) continue;
+    if (plan.forward_signals) kill(child, sig);
+  }
+  if (exec_failed) status = W_EXITCODE(start_error(program[0], error), 0);
+  // Slurm's step tracking may signal the program before ezpz exec, and its SIGCHLD may come first.
+  if (stopped || stop_signal_pending() || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)) return 0;
+  if (pmi_fd >= 0) {
+    bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (succeeded) {
+      // A program that is itself an MPI program has finalized already and Hydra closed the socket.
+      pmi_exchange(pmi_fd, "cmd=finalize\n");
+    } else {
+      // PMI_Abort's message (MPICH simple_pmi.c): Hydra kills every rank and returns this code. Without
+      // it, the closed socket alone also stops the others, but mpiexec then returns 9 or the code
+      // depending on which rank it reaps first (seen with MPICH 4.0.2).
+      std::string abort = "cmd=abort exitcode=" + std::to_string(code) + "\n";
+      ssize_t sent = send(pmi_fd, abort.data(), abort.size(), MSG_NOSIGNAL);
+      (void)sent;
+    }
+  }
+  return mirror(status);
+}
+
+}  // namespace
+
+void defer_stop_signal() {
+  start_mask();
+  g_deferred = true;
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stop, nullptr);
+}
+
+RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env) {
+  for (const auto& rule : k_run_rules) {
+    if (rank.launcher != rule.launcher) continue;
+    if (*rule.needs != '\0' && !env(rule.needs)) continue;
+    return RankRunPlan{RankRun::supervise, rule.forward_signals, rule.pmi_client, rule.reason};
+  }
+  return RankRunPlan{};
+}
+
+int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan) {
+  if (plan.run == RankRun::supervise) return supervise(program, plan);
+  sigprocmask(SIG_SETMASK, &start_mask(), nullptr);  // a SIGTERM held back until now ends the rank here
+  std::vector<std::string> words = program;
+  auto argv = argv_of(words);
+  execvp(argv[0], argv.data());
+  return start_error(program[0], errno);
+}
+
+}  // namespace ezpz

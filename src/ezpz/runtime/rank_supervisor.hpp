@@ -1,0 +1,45 @@
+// How `ezpz exec` runs one rank's program: in place, or as a child it watches, so that one failing rank
+// ends the whole launch with that rank's exit code (docs/runtime-env.md, "Fail fast").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ezpz/runtime/environment.hpp"
+#include "ezpz/runtime/rank.hpp"
+
+namespace ezpz {
+
+enum class RankRun {
+  exec,       // replace ezpz with the program (same PID): the launcher itself stops the others
+  supervise,  // run the program as a child and report its end in the form the launcher needs
+};
+
+struct RankRunPlan {
+  RankRun run = RankRun::exec;
+  bool forward_signals = false;  // pass signals on to the program (the launcher signals only ezpz exec)
+  bool pmi_client = false;       // Hydra: hold this rank's PMI connection (PMI_FD) until the program ends
+  std::string reason;            // why it is supervised, for `ezpz exec --print`
+};
+
+// Holds SIGTERM back from the start of `ezpz exec` until run_rank: a rank the launcher stops while
+// ezpz exec is still starting up then counts as stopped (exit 0 when supervised) instead of dying by
+// the signal, which srun would report ahead of the failing rank's code.
+void defer_stop_signal();
+
+// Chooses from the launcher that started the rank (RankInfo::launcher) and its environment, from one
+// table: a Slurm step task and an MPICH Hydra rank are supervised, every other launcher gets exec.
+RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env);
+
+// Runs `program` as planned and returns the rank's exit status; with RankRun::exec it returns only
+// when the program cannot be started (127 not found, 126 not executable, as shells do).
+// Supervised: the child gets every catchable termination and user signal that reaches ezpz exec, and
+// dies with SIGKILL if ezpz exec dies first (PR_SET_PDEATHSIG). The status is the child's (a child
+// killed by signal N kills ezpz exec with N), except that a rank stopped by SIGTERM from outside (the
+// launcher stopping the others after a failure: SIGTERM reached ezpz exec, or killed the program)
+// exits 0, so the failing rank's code is the launcher's.
+// With `pmi_client`, ezpz exec registers as a PMI-1 client on PMI_FD and finalizes only after the
+// program succeeded: Hydra then stops all ranks when any rank ends otherwise.
+int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan);
+
+}  // namespace ezpz
