@@ -39,6 +39,11 @@ const RunRule k_run_rules[] = {
      "Hydra stops the other ranks only when a PMI client ends without PMI finalize (non-MPI programs never connect)"},
 };
 
+// The exit code of a rank stopped by SIGTERM from outside. srun returns the highest task exit code, so 1
+// never hides the failing rank's own code (1 or more), and a rank that was stopped (a walltime, a
+// scancel, a Ctrl-C) never reports success: 0 would let a batch script go on as if the step had worked.
+constexpr int k_exit_stopped = 1;
+
 // Signals a supervisor passes on to its program. Under Slurm the step's process tracking already
 // signals every process of the task (the program too), so nothing is passed on there; Hydra signals
 // only the process it started.
@@ -131,7 +136,7 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
   sigaddset(&watched, SIGCHLD);
   for (int sig : k_forwarded_signals) sigaddset(&watched, sig);
   sigprocmask(SIG_BLOCK, &watched, nullptr);
-  if (stop_signal_pending()) return 0;  // stopped before the program started
+  if (stop_signal_pending()) return k_exit_stopped;  // stopped before the program started
 
   std::vector<std::string> words = program;
   auto argv = argv_of(words);  // before fork: the child only execs or exits
@@ -169,7 +174,7 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
   }
   if (exec_failed) status = W_EXITCODE(start_error(program[0], error), 0);
   // Slurm's step tracking may signal the program before ezpz exec, and its SIGCHLD may come first.
-  if (stopped || stop_signal_pending() || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)) return 0;
+  if (stopped || stop_signal_pending() || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)) return k_exit_stopped;
   if (pmi_fd >= 0) {
     bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -23,7 +23,7 @@ struct RankRunPlan {
 };
 
 // Holds SIGTERM back from the start of `ezpz exec` until run_rank: a rank the launcher stops while
-// ezpz exec is still starting up then counts as stopped (exit 0 when supervised) instead of dying by
+// ezpz exec is still starting up then counts as stopped (exit 1 when supervised) instead of dying by
 // the signal, which srun would report ahead of the failing rank's code.
 void defer_stop_signal();
 
@@ -37,7 +37,7 @@ RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env);
 // dies with SIGKILL if ezpz exec dies first (PR_SET_PDEATHSIG). The status is the child's (a child
 // killed by signal N kills ezpz exec with N), except that a rank stopped by SIGTERM from outside (the
 // launcher stopping the others after a failure: SIGTERM reached ezpz exec, or killed the program)
-// exits 0, so the failing rank's code is the launcher's.
+// exits 1, which srun's "highest exit code" never puts above the failing rank's code.
 // With `pmi_client`, ezpz exec registers as a PMI-1 client on PMI_FD and finalizes only after the
 // program succeeded: Hydra then stops all ranks when any rank ends otherwise.
 int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan);

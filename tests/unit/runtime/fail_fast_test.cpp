@@ -179,7 +179,7 @@ TEST(RunRank, SupervisedProgramsExitStatus) {
 
   int stopped = supervised_status({"sleep", "30"}, false, {300, SIGTERM, true});
   ASSERT_TRUE(WIFEXITED(stopped)) << "SIGTERM from outside does not kill the supervisor";
-  EXPECT_EQ(WEXITSTATUS(stopped), 0) << "a rank stopped by the launcher does not hide the failing rank's code";
+  EXPECT_EQ(WEXITSTATUS(stopped), 1) << "a stopped rank neither hides the failing rank's code nor reports success";
 }
 
 TEST(RunRank, ForwardsSignalsOnlyWhereTheLauncherSignalsEzpzAlone) {
