@@ -13,7 +13,7 @@ test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libm
 # Debian has no PBS: tests/pbs builds OpenPBS from shared/third_party/openpbs with these (its README's list).
 pbs_packages=(autoconf automake libtool gcc g++ make libhwloc-dev libx11-dev libxt-dev libedit-dev libical-dev
               libncurses-dev perl postgresql postgresql-contrib postgresql-server-dev-all python3-dev tcl-dev tk-dev
-              swig libexpat1-dev libssl-dev libxext-dev libxft-dev expat libcjson-dev pkg-config)
+              swig libexpat1-dev libssl-dev libxext-dev libxft-dev expat libcjson-dev pkg-config iproute2)
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;
