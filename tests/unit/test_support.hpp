@@ -1,6 +1,11 @@
 // Helpers shared by unit tests: resolve a spec given as text, with no process environment involved.
 #pragma once
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -62,6 +67,22 @@ std::string error_messages(F&& f) {
     return out;
   }
   return {};
+}
+
+// A file holding `text` in the temporary directory, named after `stem` and this process, removed when
+// the test program exits (a nodefile for PBS_NODEFILE, say).
+inline std::string temp_file(const std::string& stem, const std::string& text) {
+  struct Files {
+    std::vector<std::string> paths;
+    ~Files() {
+      for (const auto& path : paths) std::remove(path.c_str());
+    }
+  };
+  static Files s_files;
+  std::string path = (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()))).string();
+  std::ofstream(path) << text;
+  s_files.paths.push_back(path);
+  return path;
 }
 
 }  // namespace ezpz::test

@@ -26,11 +26,7 @@ RankEnvironment on(const std::string& system, Variables variables) {
   return rank_environment(inputs);
 }
 
-std::string nodefile(const std::string& text) {
-  auto path = std::filesystem::temp_directory_path() / ("ezpz-fail-fast-nodes-" + std::to_string(::getpid()));
-  std::ofstream(path) << text;
-  return path.string();
-}
+std::string nodefile(const std::string& text) { return test::temp_file("ezpz-fail-fast-nodes", text); }
 
 // MPICH Hydra rank `rank` of 4, 2 per node.
 Variables hydra_rank(int rank, Variables more = {}) {

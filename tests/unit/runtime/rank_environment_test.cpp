@@ -23,11 +23,7 @@ RankEnvironment on(const std::string& system, std::map<std::string, std::string>
   return rank_environment(inputs);
 }
 
-std::string nodefile(const std::string& text) {
-  auto path = std::filesystem::temp_directory_path() / ("ezpz-nodefile-" + std::to_string(::getpid()));
-  std::ofstream(path) << text;
-  return path.string();
-}
+std::string nodefile(const std::string& text) { return test::temp_file("ezpz-nodefile", text); }
 
 TEST(RankEnvironment, AuroraRankOnSecondNode) {
   std::string hosts = nodefile("x4102c5s0b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\nx4102c5s1b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\n");
