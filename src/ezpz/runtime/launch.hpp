@@ -38,7 +38,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
 
 // Runs `plan.total_ranks` local ranks of `ezpz_bin exec -- program` (torchrun --standalone style):
 // RANK/LOCAL_RANK/WORLD_SIZE/LOCAL_WORLD_SIZE, MASTER_ADDR 127.0.0.1 and a free MASTER_PORT are set
-// for each. Signals (INT, TERM, HUP, QUIT) are forwarded; when a rank fails the others are stopped
+// for each. Their stdout and stderr come back through pipes and are written as whole lines (a
+// LineForwarder each). Signals (INT, TERM, HUP, QUIT) are forwarded; when a rank fails the others are stopped
 // (TERM, then KILL after `grace_seconds`). Returns 0, or the first failing rank's exit code
 // (128 + signal for a rank killed by a signal).
 int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
