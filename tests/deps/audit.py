@@ -655,9 +655,11 @@ def main():
         if args.verbose:
             log(f"{package}: {state or 'NOT COVERED'} ({len(files)} files, e.g. {files[0][0]})")
 
-    n_programs = sum(1 for _, (_, why) in checked.items() if why.startswith(("program", "run by")))
+    n_build_programs = sum(1 for _, (_, why) in checked.items() if why.startswith("run by the build"))
+    n_test_programs = sum(1 for _, (_, why) in checked.items() if why.startswith("program run by the tests"))
     log(f"checked {len(checked)} files ({objects} objects' dependencies, {links} link lines, "
-        f"{n_programs} programs, {len(modules)} python3 modules) -> {len(packages)} Debian packages")
+        f"{n_build_programs} programs the build runs, {n_test_programs} programs the tests run, "
+        f"{len(modules)} python3 modules) -> {len(packages)} Debian packages")
     log(f"install-deps.sh lists {len(lists['build'])} build + {len(set(lists['test']) - set(lists['build']))} test "
         f"packages ({len(covered['build'])} / {len(covered['test'])} with dependencies); "
         f"base system ({args.base}): {len(base)} installed packages")
