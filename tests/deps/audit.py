@@ -382,6 +382,8 @@ def read_program_list(path):
             continue
         name, _, why = line.partition(" ")
         why = why.strip() or f"{os.path.basename(path)}:{number}"
+        if "/" in name and not os.path.isabs(name.lstrip("!")):
+            raise AuditError(f"{path}:{number}: '{name}' is neither a program name nor an absolute path")
         if name.startswith("!"):
             ignored.add(name[1:])
         elif name.startswith("python3:"):
