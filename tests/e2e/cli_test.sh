@@ -87,4 +87,22 @@ node: {sockets: 2, cores_per_socket: 32, devices: {kind: cuda, count: 4, visibil
 YAML
 check "a profile on EZPZ_SYSTEMS_PATH is listed" bash -c "EZPZ_SYSTEMS_PATH='$workdir/profiles' '$ezpz' systems list | grep -q '^mycluster '"
 check "a profile on EZPZ_SYSTEMS_PATH renders" bash -c "EZPZ_SYSTEMS_PATH='$workdir/profiles' '$ezpz' render '$workdir/job.yaml' --system mycluster | grep -q -- '--gpus-per-node=4'"
+
+# A stdout that cannot be written (a full disk: /dev/full) is an error, never a truncated success.
+for command in "render $workdir/job.yaml --system slurm" schema "systems list" "hostlist expand n[1-3]"; do
+  # shellcheck disable=SC2086 # the command's words
+  "$ezpz" $command >/dev/full 2>"$workdir/full.err"
+  check "'ezpz $command' >/dev/full exits 1" test $? -eq 1
+  check "'ezpz $command' >/dev/full says why" grep -q "cannot write to standard output: No space left on device" "$workdir/full.err"
+done
+# render -o writes a regular file or a new path, never through a symlink or over a device.
+echo precious >"$workdir/victim"
+ln -s "$workdir/victim" "$workdir/link.sh"
+"$ezpz" render "$workdir/job.yaml" --system slurm -o "$workdir/link.sh" 2>"$workdir/err"
+check "render -o onto a symlink exits 1" test $? -eq 1
+check "render -o onto a symlink leaves the link and its target alone" \
+  bash -c "test -L '$workdir/link.sh' && test \"\$(cat '$workdir/victim')\" = precious"
+check "render -o onto a symlink says why" grep -q "exists and is not a regular file (a symbolic link)" "$workdir/err"
+"$ezpz" render "$workdir/job.yaml" --system slurm -o /dev/null 2>"$workdir/err"
+check "render -o onto a device exits 1 and leaves it a device" bash -c "test -c /dev/null && grep -q '(a device)' '$workdir/err'"
 finish

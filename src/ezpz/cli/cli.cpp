@@ -1,6 +1,9 @@
 // Argument parsing and the one place where errors become messages and exit codes.
 #include "ezpz/cli/cli.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string_view>
 
@@ -106,12 +109,24 @@ int run_cli(int argc, char** argv) {
     return k_exit_usage;
   }
 
+  int code = k_exit_ok;
   try {
-    return action();
+    code = action();
   } catch (const UserError& error) {
     print_errors(error);
     return k_exit_user_error;
+  } catch (const std::exception& error) {
+    // A bug or an unforeseen library failure: one clear line and exit code 1, never an abort.
+    std::cerr << "ezpz: error: " << error.what() << "\n  hint: this is a bug in ezpz; please report it\n";
+    return k_exit_user_error;
   }
+  // A full disk or a closed pipe behind stdout must not pass for success with a truncated script.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "ezpz: error: cannot write to standard output: " << std::strerror(errno) << "\n";
+    return k_exit_user_error;
+  }
+  return code;
 }
 
 }  // namespace ezpz

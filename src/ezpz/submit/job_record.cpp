@@ -64,7 +64,10 @@ std::vector<JobRecord> list_records(const std::string& root) {
     if (!fs::exists(file, error)) continue;
     try {
       std::ifstream in(file);
-      found.emplace_back(fs::last_write_time(file, error), JobRecord::from_json(nlohmann::json::parse(in), entry.path().string()));
+      JobRecord record = JobRecord::from_json(nlohmann::json::parse(in), entry.path().string());
+      // Only records filed under their own id: one kept aside for a reused id (".before-…") is history.
+      if (fs::path(record_dir(root, record.job_id)).filename() != entry.path().filename()) continue;
+      found.emplace_back(fs::last_write_time(file, error), std::move(record));
     } catch (const std::exception& problem) {
       std::cerr << "ezpz: warning: skipping unreadable record " << file.string() << ": " << problem.what() << "\n";
     }

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -91,7 +92,12 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   record.submitted_at = options.now_utc;
   record.dir = record_dir(options.records_root, record.job_id);
   std::error_code error;
-  fs::remove_all(record.dir, error);  // a record left from an earlier cluster with the same id
+  if (fs::exists(record.dir, error)) {
+    // A record with the same id from an earlier server or cluster: kept aside, never deleted.
+    std::string stamp = options.now_utc;
+    std::replace(stamp.begin(), stamp.end(), ':', '-');
+    fs::rename(record.dir, record.dir + ".before-" + stamp + "-" + std::to_string(::getpid()), error);
+  }
   fs::rename(pending, record.dir, error);
   if (error) record.dir = pending;
   write_file_atomically((fs::path(record.dir) / "record.json").string(), record.to_json().dump(2) + "\n");

@@ -11,8 +11,26 @@
 #include "ezpz/util/error.hpp"
 
 namespace ezpz {
+namespace {
+
+std::string file_kind(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& text, bool executable) {
+  // rename() would replace whatever is there: a symlink (not its target), or, for root, /dev/full.
+  struct stat existing {};
+  if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    throw UserError("'" + path + "' exists and is not a regular file (" + file_kind(existing.st_mode) + "); not replacing it",
+                    "write to a new path or to a regular file");
+  }
   std::string temporary = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

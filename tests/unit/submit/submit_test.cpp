@@ -129,6 +129,27 @@ TEST(RecordsRoot, OnePlacePerUser) {
   set("HOME", saved ? home.c_str() : nullptr);
 }
 
+TEST(Submit, ASecondJobWithTheSameIdKeepsTheFirstRecord) {
+  Fixture f;
+  ResolvedJob first = job_for("system: slurm\nname: first\nrun: [x]\n");
+  ResolvedJob second = job_for("system: slurm\nname: second\nrun: [y]\n");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "77\n", ""});
+  runner.answers.push_back({0, "77\n", ""});  // another cluster, or a reset slurmctld, reuses the id
+  JobRecord old_record = submit(first, render(first, test::builtin_catalog(), "/e"), runner, f.options());
+  std::string old_script = read(fs::path(old_record.dir) / "job.sh");
+  JobRecord new_record = submit(second, render(second, test::builtin_catalog(), "/e"), runner, f.options());
+  EXPECT_EQ(find_record(f.root.string(), "77")->name, "second");
+  int kept = 0;
+  for (const auto& entry : fs::directory_iterator(f.root)) {
+    if (entry.path().filename().string().rfind("77.before-", 0) == 0) {
+      ++kept;
+      EXPECT_EQ(read(entry.path() / "job.sh"), old_script);
+    }
+  }
+  EXPECT_EQ(kept, 1) << "the first record was deleted";
+}
+
 TEST(Submit, SpecOutputPathsExpandSlurmPatterns) {
   Fixture f;
   ResolvedJob job = job_for("system: slurm\nname: t\noutput: logs/%x-%j.out\nrun: [x]\n");
