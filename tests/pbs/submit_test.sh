@@ -32,8 +32,8 @@ python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 
 ezpz() { as_user "$ezpz" "$@"; }
-status_field() { # status_field JOBID FIELD: a field of `ezpz status JOBID --json`
-  ezpz status "$1" --json 2>/dev/null </dev/null |
+status_field() { # status_field JOBID FIELD: a field of `ezpz status JOBID --json` (its stderr in $workdir/status.err)
+  ezpz status "$1" --json 2>"$workdir/status.err" </dev/null |
     "$python" -c 'import json, sys; v = json.load(sys.stdin)[0][sys.argv[1]]; print("None" if v is None else v)' "$2" 2>/dev/null
 }
 state_of() { status_field "$1" state; }
@@ -171,7 +171,7 @@ check "aurora: the job kept its output in place (-k doe: $(pbs_attr "$follow" Ke
 # with --after PARENT --wait, then the parent released; sets $parent, $child, $child_depend (the
 # server's depend attribute before the release) and $child_rc.
 run_dependent() {
-  rm -f "$userdir/parent.end" "$userdir/child.ran"
+  rm -f "$userdir/parent.end" "$userdir/child.ran" "$workdir/child.id"
   spec parent.yaml ezpz-parent pbs 5m "[bash, -c, \"sleep 2; date +%s.%N >parent.end; exit $1\"]"
   # shellcheck disable=SC2016 # expanded by the job
   spec child.yaml ezpz-child pbs 5m '[bash, -c, "test $RANK != 0 || { test -f parent.end && echo after >child.ran || echo before >child.ran; }"]'
@@ -180,6 +180,8 @@ run_dependent() {
   local waiter=$! deadline=$((SECONDS + 30))
   until [[ -s $workdir/child.id ]] || ((SECONDS > deadline)); do sleep 0.2; done
   child=$(cat "$workdir/child.id")
+  check "--after (parent exits $1): the dependent's id is printed ($child; $(cat "$workdir/child.err"))" \
+    grep -Eqx "[0-9]+\.$EZPZ_PBS_HOST" <<<"$child"
   # The server drops the attribute once the dependency is released: read it while the parent is held.
   child_depend=$(pbs_attr "$child" depend)
   as_user qrls "$parent" </dev/null
@@ -206,7 +208,7 @@ check "--after, parent fails: the server ended the dependent without running it 
 check "--after, parent fails: --wait does not return 0 for the dependent, but not-run's 123 (docs/jobs.md; got $child_rc: $(tail -n 3 "$workdir/child.err"))" \
   test "$child_rc" -eq 123
 child_state=$(state_of "$child")
-check "--after, parent fails: status calls the dependent not-run, not completed, finished or unknown (got '$child_state', exit $(status_field "$child" exit_code))" \
+check "--after, parent fails: status calls the dependent not-run, not completed, finished or unknown (got '$child_state', exit $(status_field "$child" exit_code); $(head -c 300 "$workdir/status.err"))" \
   test "$child_state" = not-run
 check "--after, parent fails: status gives the dependent no exit code 0 (got '$(status_field "$child" exit_code)')" \
   test "$(status_field "$child" exit_code)" != 0
