@@ -27,10 +27,7 @@ void add_cancel_command(CLI::App& app, CommandAction& action) {
         JobRef ref = find_job(env, root, id, *system);
         std::vector<std::string> argv = command_for_job(ref.scheduler->cancel, ref.job_id, *ref.scheduler, "cancel");
         ProcessResult result = runner.run(argv);
-        if (result.exit_code != 0) {
-          throw UserError(argv[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + command_text(argv) +
-                          (result.err.empty() ? std::string() : "\n" + result.err));
-        }
+        if (result.exit_code != 0) throw UserError(failure_message(argv, result));
         if (!trim(result.err).empty()) std::cerr << trim(result.err) << "\n";  // what qdel/scancel said anyway
         std::cerr << "ezpz: cancelled " << ref.job_id << "\n";
       }

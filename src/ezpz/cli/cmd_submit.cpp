@@ -39,6 +39,7 @@ int run_submit(SubmitFlags flags) {
     std::cout << script.text << std::flush;
     return k_exit_ok;
   }
+  double poll = flags.wait ? poll_seconds() : 0;  // a bad value stops here, before anything is submitted
   SubmitOptions options;
   options.records_root = records_root(flags.records);
   options.submit_dir = std::filesystem::current_path().string();
@@ -49,7 +50,7 @@ int run_submit(SubmitFlags flags) {
   std::cout << record.job_id << std::endl;
   std::cerr << "ezpz: submitted " << record.job_id << " (" << job.profile->name << "); record in " << record.dir << "\n";
   if (!flags.wait) return k_exit_ok;
-  JobStatus status = wait_for(*job.scheduler, record.job_id, runner);
+  JobStatus status = wait_for(*job.scheduler, record.job_id, runner, poll);
   int code = status.wait_exit_code();
   std::cerr << "ezpz: job " << record.job_id << " " << status.state
             << (status.detail.empty() ? std::string() : " (" + status.detail + ")") << "; exit code " << code << "\n";

@@ -22,9 +22,12 @@ struct JobRef {
 JobRef find_job(const Environment& env, const std::string& records, const std::string& job_id,
                 const std::string& system_flag);
 
-// Polls until the job is done; returns its last status. `interval_seconds` from $EZPZ_POLL_SECONDS
-// when set (tests), else 2.
-JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner);
+// How long to wait between two status questions: $EZPZ_POLL_SECONDS when set (tests), else 2 s.
+// Throws UserError for a value that is not a number of seconds from 0.01 to 3600.
+double poll_seconds();
+
+// Polls every `interval` seconds until the job is done; returns its last status.
+JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner, double interval);
 
 // Adds --records to a job command.
 void add_records_option(CLI::App& command, std::string& records);

@@ -2,15 +2,17 @@
 // can replace the real processes with a fake that records calls and plays back answers.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace ezpz {
 
 struct ProcessResult {
-  int exit_code = 0;  // 127 when the program was not found, 128 + signal when killed
+  int exit_code = 0;  // 127 when the program was not found, 128 + signal when killed, 124 on timeout
   std::string out;
   std::string err;
+  bool timed_out = false;  // stopped by ezpz after the runner's time limit; `out` holds what came before
 };
 
 class ProcessRunner {
@@ -22,13 +24,30 @@ class ProcessRunner {
   virtual ProcessResult run(const std::vector<std::string>& argv, const std::string& cwd = {}) = 0;
 };
 
-// Real processes through Boost.Process.
+// Real processes through Boost.Process. A program that has not ended within `timeout` is killed with
+// everything it started (its process group) and reported `timed_out`; each output stream keeps at most
+// `k_max_output` bytes (the rest is read and dropped, so the program never blocks on a full pipe).
 class SystemProcessRunner : public ProcessRunner {
  public:
+  static constexpr size_t k_max_output = 16 << 20;
+  // The time limit: $EZPZ_SCHEDULER_TIMEOUT seconds when set (a positive number), else 120 s. Throws
+  // UserError for a value that is not a positive number.
+  SystemProcessRunner();
+  explicit SystemProcessRunner(std::chrono::milliseconds timeout) : m_timeout(timeout) {}
   ProcessResult run(const std::vector<std::string>& argv, const std::string& cwd = {}) override;
+
+ private:
+  std::chrono::milliseconds m_timeout;
 };
 
 // "sbatch --parsable job.sh" for messages: the words shell-quoted.
 std::string command_text(const std::vector<std::string>& argv);
+
+// The command (command_text) and, on the next line, the program's stderr, at most its first 4 KiB.
+std::string command_and_stderr(const std::vector<std::string>& argv, const ProcessResult& result);
+
+// "sbatch failed (exit code 1): " or "sbatch did not finish in time: " before command_and_stderr: the
+// message of a UserError about a program that failed.
+std::string failure_message(const std::vector<std::string>& argv, const ProcessResult& result);
 
 }  // namespace ezpz

@@ -137,10 +137,6 @@ void ask_accounting(const Scheduler& scheduler, const std::string& job_id, Proce
 // What schedulers print for an id they do not know (any more).
 const char* const k_unknown_job[] = {"Unknown Job Id", "Invalid job id specified"};
 
-std::string failure_text(const std::vector<std::string>& argv, const ProcessResult& result) {
-  return command_text(argv) + (trim(result.err).empty() ? std::string() : "\n" + trim(result.err));
-}
-
 }  // namespace
 
 std::vector<std::string> command_for_job(const std::vector<std::string>& command, const std::string& job_id,
@@ -180,10 +176,10 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
         return status;
       }
     }
-    throw UserError(argv[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + failure_text(argv, result));
+    throw UserError(failure_message(argv, result));
   }
   if (!parser->second(scheduler, result.out, status)) {
-    throw UserError(argv[0] + " exited 0 but named no job: " + failure_text(argv, result),
+    throw UserError(argv[0] + " exited 0 but named no job: " + command_and_stderr(argv, result),
                     "is the " + scheduler.name + " server reachable from here?");
   }
   return status;

@@ -66,12 +66,16 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
   argv.push_back(fs::absolute(script_path).string());
   ProcessResult result = runner.run(argv, options.submit_dir);
-  std::string command = command_text(argv);
-  if (result.exit_code != 0) {
-    throw UserError(scheduler.submit[0] + " failed (exit code " + std::to_string(result.exit_code) + "): " + command +
-                        (trim(result.err).empty() ? std::string() : "\n" + trim(result.err)),
-                    "the rendered script is kept at " + script_path);
+  if (result.timed_out) {
+    // It may have queued the job before it hung: say what it printed, so nobody submits twice blindly.
+    std::string printed = trim(result.out);
+    throw UserError(failure_message(argv, result),
+                    (printed.empty() ? "the job may or may not have been submitted: look in the queue before submitting again"
+                                     : "it printed '" + printable(printed.substr(0, 200)) +
+                                           "': the job may have been submitted; look in the queue before submitting again") +
+                        "; the script is kept at " + script_path);
   }
+  if (result.exit_code != 0) throw UserError(failure_message(argv, result), "the rendered script is kept at " + script_path);
   std::smatch match;
   std::string out = trim(result.out);
   std::string first_line = out.substr(0, out.find('\n'));
