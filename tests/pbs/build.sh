@@ -107,8 +107,9 @@ install() {
 [[ -f $cache/pbs/$stamp_name ]] || build
 if [[ $(cat "$prefix/$stamp_name" 2>/dev/null) != "$want" ]]; then install; fi
 # pbs_postinstall writes /etc/pbs.conf (when missing), /etc/init.d/pbs and PBS_HOME (/var/spool/pbs);
-# it keeps what is already there. pbs_iff and pbs_rcp must be setuid root for non-root clients.
-if [[ ! -x /etc/init.d/pbs || ! -d /var/spool/pbs/server_priv ]] || ! cmp -s "$prefix/libexec/pbs_init.d" /etc/init.d/pbs; then
+# it keeps what is already there (a PBS_HOME of another version is updated by pbs_habitat at the next
+# start). pbs_iff and pbs_rcp must be setuid root for non-root clients.
+if [[ ! -d /var/spool/pbs/server_priv ]]; then
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$prefix/libexec/pbs_postinstall" server >&2 ||
     die "$prefix/libexec/pbs_postinstall failed"
 fi

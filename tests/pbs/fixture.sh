@@ -3,6 +3,8 @@
 # OpenPBS tarball is there (skipped without it on a developer's clone, a failure in CI).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
+source "$here/../e2e/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$here/lib.sh"
 case ${1:-} in

@@ -1,14 +1,16 @@
 # shellcheck shell=bash
-# Shared by the PBS tests (sourced): whether the real OpenPBS server can run here, and entering it.
+# Shared by the PBS tests (sourced after tests/e2e/lib.sh): whether the real OpenPBS server can run
+# here, and entering it.
 
 # The directory of the OpenPBS source tarball and its SHA256SUMS (a test tool outside the repository).
 openpbs_dir() {
   echo "${EZPZ_OPENPBS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/third_party/openpbs}"
 }
 
-# Exits the test unless the OpenPBS tarball is there and we are root: 77 (skipped) on a developer's
-# clone without shared/, 1 (failed) in CI (CI=true), where shared/ is always beside the clone. With the
-# tarball there, anything else that goes wrong (build, start) is a failure, never a skip.
+# Exits the test unless the OpenPBS tarball is there and we are root (cannot_run in tests/e2e/lib.sh:
+# skipped on a developer's clone without shared/, failed under CI=true, where shared/ is always beside
+# the clone). With the tarball there, anything else that goes wrong (build, start) is a failure, never
+# a skip.
 require_openpbs() {
   local source why=
   source=$(openpbs_dir)
@@ -18,12 +20,7 @@ require_openpbs() {
     why="the test PBS server needs root (its daemons, /etc/hosts, /etc/pbs.conf and a test user)"
   fi
   [[ -n $why ]] || return 0
-  if [[ ${CI:-} == true ]]; then
-    echo "FAIL: $why" >&2
-    exit 1
-  fi
-  echo "SKIP: $why" >&2
-  exit 77
+  cannot_run "$why"
 }
 
 # Enters the server for a test: requires OpenPBS (above), takes the server's environment (PATH with

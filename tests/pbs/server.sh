@@ -159,7 +159,8 @@ qmgr_c() { # qmgr_c COMMAND: one qmgr command; a failure fails the start with qm
 # The first non-loopback IPv4 address of this machine.
 first_address() {
   local address
-  address=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+  # ip (iproute2) is not on a minimal Debian; hostname -I is (the hostname package is essential).
+  address=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }' || true)
   [[ -n $address ]] || address=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9.]+$' | grep -v '^127\.' | head -n 1)
   [[ -n $address ]] && echo "$address"
 }
@@ -338,7 +339,7 @@ env_lines() {
 check_prerequisites() {
   ((EUID == 0)) || { log "error: must run as root (PBS daemons, /etc/hosts, /etc/pbs.conf, a test user)"; exit 1; }
   local missing=() program
-  for program in ip getent useradd runuser awk sed flock sha256sum; do
+  for program in getent useradd runuser awk sed flock sha256sum; do
     command -v "$program" >/dev/null || missing+=("$program")
   done
   ((${#missing[@]} == 0)) || { log "error: missing programs: ${missing[*]}"; exit 1; }
@@ -365,7 +366,9 @@ start_server() {
   write_config
 
   local build_done=$SECONDS
-  /etc/init.d/pbs start >"$dir/log/init.out" 2>&1 || { record_pids; die "/etc/init.d/pbs start failed"; }
+  # The init script pbs_postinstall copies to /etc/init.d/pbs, from where it was installed (no systemd,
+  # and a minimal system may have no /etc/init.d).
+  "$pbs_exec/libexec/pbs_init.d" start >"$dir/log/init.out" 2>&1 || { record_pids; die "$pbs_exec/libexec/pbs_init.d start failed"; }
   record_pids
   wait_for "${EZPZ_PBS_START_TIMEOUT:-120}" "pbs_server to answer (qstat -B)" pbs qstat -B
   record_pids
