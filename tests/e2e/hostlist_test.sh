@@ -134,4 +134,11 @@ LC_ALL=C sort -u "$workdir/all" >"$workdir/expected"
 check "expand(compress(names)) is the sorted unique list" cmp -s "$workdir/again" "$workdir/expected"
 check "and nothing was lost" test "$(wc -l <"$workdir/again")" -eq 10000
 
+# An argument that is all brackets reaches the parser as written (CLI11 took '[1-3]' for its own list
+# syntax and handed on '1-3').
+check "expand '[1-3]' gives 1 2 3" test "$("$ezpz" hostlist expand '[1-3]' | tr '\n' ' ')" = "1 2 3 "
+check "compress '[1-3]' keeps the brackets" test "$("$ezpz" hostlist compress '[1-3]')" = "[1-3]"
+"$ezpz" hostlist expand --no-such-option 'n1' >/dev/null 2>&1
+check "an unknown option is a usage error (2), not a host list" test $? -eq 2
+
 finish

@@ -150,6 +150,19 @@ int first_command(const Options& options) {
   return k_exit_ok;
 }
 
+// Host lists are taken as CLI11's extra arguments, untouched: a positional option would read a
+// bracketed argument ('[1-3]') as CLI11's own list syntax and hand on '1-3'.
+void take_lists(CLI::App& command) { command.allow_extras(); }
+
+std::vector<std::string> lists_of(const CLI::App& command) {
+  std::vector<std::string> lists = command.remaining();
+  for (const auto& word : lists) {
+    if (word.size() > 1 && word[0] == '-') throw CLI::ExtrasError(command.get_name(), {word});
+  }
+  if (lists.empty()) throw CLI::RequiredError(command.get_name() == "expand" ? "LIST" : "NAME");
+  return lists;
+}
+
 }  // namespace
 
 void add_hostlist_command(CLI::App& app, CommandAction& action) {
@@ -169,30 +182,31 @@ void add_hostlist_command(CLI::App& app, CommandAction& action) {
       "Exit codes: 0 ok, 1 a malformed list or unreadable file (the message shows where), 2 bad usage.");
 
   CLI::App* expand = command->add_subcommand("expand", "Print every name of host lists, one per line, in order");
-  expand->add_option("LIST", options->lists, "host list(s); '-' reads lists from stdin (whitespace-separated)")
-      ->required();
+  take_lists(*expand);
   expand->add_option("-s,--separator", options->separator, "join the names with SEP instead of newlines (e.g. -s,)")
       ->type_name("SEP");
   expand->footer(
+      "Arguments: LIST... host list(s); '-' reads lists from stdin (whitespace-separated).\n"
       "Order and duplicates are kept: several lists, or the words of stdin, are concatenated. At most\n"
       "10,000,000 names; a malformed list exits 1 with the list and a caret under the problem.");
   expand->callback([&action, options, expand] {
+    options->lists = lists_of(*expand);
     options->has_separator = expand->count("--separator") > 0;
     action = [options] { return expand_command(*options); };
   });
 
   CLI::App* compress = command->add_subcommand("compress", "Print the compact host list of names");
-  compress
-      ->add_option("NAME", options->lists,
-                   "host name(s) or lists; '-' reads names from stdin (one per line or "
-                   "whitespace-separated)")
-      ->required();
+  take_lists(*compress);
   compress->footer(
+      "Arguments: NAME... host name(s) or lists; '-' reads names from stdin (one per line or whitespace-separated).\n"
       "Duplicates are dropped and names sorted (numbers by value); each numeric field that varies becomes a\n"
       "bracket group, several per name for grids: x1000c0s0b0n0 … x1000c1s7b0n0 gives x1000c[0-1]s[0-7]b0n0.\n"
       "Widths are kept (nid08 nid09 nid10 gives nid[08-10]). 'ezpz hostlist expand' of the result prints the\n"
       "names sorted and unique.");
-  compress->callback([&action, options] { action = [options] { return compress_command(*options); }; });
+  compress->callback([&action, options, compress] {
+    options->lists = lists_of(*compress);
+    action = [options] { return compress_command(*options); };
+  });
 
   CLI::App* nodefile = command->add_subcommand("nodefile", "Print the hosts of a PBS nodefile, once each, in order");
   nodefile->add_option("FILE", options->file, "nodefile ($PBS_NODEFILE), or '-' for stdin")->required();
