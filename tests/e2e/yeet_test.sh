@@ -97,6 +97,19 @@ check "a foreign DEST fails" test "$status" -eq 1
 check "the message says why" grep -q "DEST '$workdir/mine' exists and was not made by ezpz yeet; not replacing it" "$workdir/err"
 check "the foreign DEST is untouched" test "$(cat "$workdir/mine/notes.txt")" = keep
 
+# --- an entry named like yeet's record must not make yeet write outside DEST ---
+mkdir -p "$workdir/recsrc" && echo d >"$workdir/recsrc/f" && echo precious >"$workdir/victim"
+ln -s "$workdir/victim" "$workdir/recsrc/.ezpz-yeet"
+yeet 2 "$workdir/recsrc" "$workdir/recdst/%r"
+check "a source entry named .ezpz-yeet fails the run" test "$status" -eq 1
+check "the failure names the entry" grep -q "'$workdir/recsrc/.ezpz-yeet': the name '.ezpz-yeet' is yeet's own" "$workdir/err"
+check "the link's target is untouched" test "$(cat "$workdir/victim")" = precious
+tar -C "$workdir/recsrc" -cf "$workdir/rec.tar" .
+yeet 2 --unpack "$workdir/rec.tar" "$workdir/recdst-tar/%r"
+check "a tarball member named .ezpz-yeet fails the run" test "$status" -eq 1
+check "the link's target is still untouched" test "$(cat "$workdir/victim")" = precious
+check "and no DEST is left" test ! -e "$workdir/recdst-tar/1"
+
 # --- tarballs, unpacked on arrival ---
 tar -C "$workdir" -czf "$workdir/tree.tar.gz" src
 tar -C "$workdir" -I zstd -cf "$workdir/tree.tar.zst" src

@@ -4,12 +4,14 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
 #include <system_error>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/yeet/cache_record.hpp"
 
 namespace ezpz::yeet {
 namespace {
@@ -62,11 +64,28 @@ class Unpacker {
   void unpack(archive_entry* entry) {
     const char* name = archive_entry_pathname(entry);
     m_member = name ? name : "";
+    if (is_record(m_member)) fail(std::string("the name '") + k_record_name + "' is yeet's own (its record in DEST)");
     archive_entry_copy_pathname(entry, inside(m_member).c_str());
     if (const char* target = archive_entry_hardlink(entry)) archive_entry_copy_hardlink(entry, inside(target).c_str());
     check(archive_write_header(m_writer.get(), entry), m_writer.get());
     copy_data();
     check(archive_write_finish_entry(m_writer.get()), m_writer.get());
+  }
+
+  // True for a member that names the record at the top of the tree ("./.ezpz-yeet" too).
+  static bool is_record(const std::string& member) {
+    std::string name;
+    std::size_t parts = 0;
+    for (std::size_t start = 0; start <= member.size();) {
+      std::size_t end = std::min(member.find('/', start), member.size());
+      std::string part = member.substr(start, end - start);
+      if (!part.empty() && part != ".") {
+        name = part;
+        ++parts;
+      }
+      start = end + 1;
+    }
+    return parts == 1 && name == k_record_name;
   }
 
   // `path` under the root; a member must not escape it by an absolute path.

@@ -1,7 +1,9 @@
 // DEST/.ezpz-yeet: reading, writing and checking it.
 #include "ezpz/yeet/cache_record.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -53,11 +55,18 @@ std::optional<CacheRecord> read_cache_record(const std::string& dest) {
 
 void write_cache_record(const std::string& directory, const CacheRecord& record) {
   std::string path = directory + "/" + k_record_name;
-  std::ofstream out(path, std::ios::trunc);
-  out << k_record_header << "\nkey " << hash_hex(record.key) << "\ncontent " << hash_hex(record.content)
-      << "\nsource " << record.source << "\n";
-  out.close();
-  if (!out) throw UserError("cannot write '" + path + "': " + std::strerror(errno));
+  std::string text = std::string(k_record_header) + "\nkey " + hash_hex(record.key) + "\ncontent " +
+                     hash_hex(record.content) + "\nsource " + record.source + "\n";
+  // O_EXCL: the record is always new in the staging directory, and a link already there (from the
+  // source) must never be followed out of it.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  int error = errno;
+  if (fd >= 0 && ::close(fd) != 0 && written) {
+    written = false;
+    error = errno;
+  }
+  if (!written) throw UserError("cannot write '" + path + "': " + std::strerror(error));
 }
 
 bool holds_copy(const std::string& dest, const Manifest& manifest, std::uint64_t key, bool relocated) {

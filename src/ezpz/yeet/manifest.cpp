@@ -12,6 +12,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/hash.hpp"
+#include "ezpz/yeet/cache_record.hpp"
 #include "ezpz/yeet/wire.hpp"
 
 namespace ezpz::yeet {
@@ -68,6 +69,11 @@ struct Scanner {
   }
 
   void add(const std::string& relative) {
+    // The copy's record is written at the top of DEST: a source entry there would be overwritten, or
+    // followed out of DEST if it is a link.
+    if (relative == k_record_name) {
+      throw UserError("'" + full(relative) + "': the name '" + k_record_name + "' is yeet's own (its record in DEST)");
+    }
     struct stat info {};
     if (::lstat(full(relative).c_str(), &info) != 0) {
       throw UserError("cannot read '" + full(relative) + "': " + errno_text(errno));

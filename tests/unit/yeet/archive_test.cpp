@@ -225,7 +225,15 @@ INSTANTIATE_TEST_SUITE_P(
                       Escape{"through_a_symlink",
                              {"l:up:@", "f:up/evil"},
                              "up/evil: Cannot extract through symlink @/into/up/evil",
-                             "evil"}),
+                             "evil"},
+                      Escape{"the_record_name",
+                             {"l:.ezpz-yeet:@/secret"},
+                             ".ezpz-yeet: the name '.ezpz-yeet' is yeet's own (its record in DEST)",
+                             "into/.ezpz-yeet"},
+                      Escape{"the_record_name_after_dot_slash",
+                             {"f:.//./.ezpz-yeet"},
+                             ".//./.ezpz-yeet: the name '.ezpz-yeet' is yeet's own (its record in DEST)",
+                             "into/.ezpz-yeet"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // --- archives that are not whole ---------------------------------------------------------------------

@@ -135,6 +135,29 @@ TEST_F(StagingTest, AnUnreadableSourceFileIsSentAsZerosAndFailsTheChecksum) {
   EXPECT_THROW(staging.commit(transfer.hashes, VenvMode::off, 1), UserError);
 }
 
+TEST_F(StagingTest, AnEntryWithTheRecordsNameIsRefused) {
+  write_file(dir / "src/sub/.ezpz-yeet", "only the top of the tree holds the record");
+  EXPECT_NO_THROW(scan_source(dir / "src", false));
+  write_file(dir / "victim", "precious");
+  ::symlink((dir / "victim").c_str(), (dir / "src/.ezpz-yeet").c_str());
+  try {
+    scan_source(dir / "src", false);
+    FAIL() << "a source entry named .ezpz-yeet was accepted";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "'" + (dir / "src/.ezpz-yeet") + "': the name '.ezpz-yeet' is yeet's own (its record in DEST)");
+  }
+}
+
+TEST(CacheRecord, IsNeverWrittenThroughALink) {
+  TempDir dir;
+  write_file(dir / "victim", "precious");
+  ::mkdir((dir / "staging").c_str(), 0700);
+  ::symlink((dir / "victim").c_str(), (dir / "staging/.ezpz-yeet").c_str());
+  EXPECT_THROW(write_cache_record(dir / "staging", CacheRecord{1, 2, "src"}), UserError);
+  EXPECT_EQ(read_file(dir / "victim"), "precious");
+}
+
 TEST(RemoveTree, RemovesReadOnlyDirectories) {
   TempDir dir;
   ::mkdir((dir / "t").c_str(), 0755);
