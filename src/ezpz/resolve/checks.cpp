@@ -47,7 +47,8 @@ void Resolver::check_run() {
 
 void Resolver::check_name() {
   const auto& name = *job.spec.name;
-  auto allowed = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._+-", c) != nullptr; };
+  // Not strchr: it finds a NUL byte too (the terminator), and bash drops NULs from a script.
+  auto allowed = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._+-").find(c) != std::string_view::npos; };
   const std::string& text = name.value;
   if (text.empty() || text[0] == '.' || text[0] == '+' || text[0] == '-' || !std::all_of(text.begin(), text.end(), allowed)) {
     d.error(at(name.origin), "job name '" + printable(name.value) + "' is not accepted by " + job.scheduler->name,
