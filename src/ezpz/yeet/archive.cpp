@@ -101,10 +101,18 @@ class Unpacker {
     int status;
     while ((status = archive_read_data_block(m_reader.get(), &block, &size, &offset)) == ARCHIVE_OK ||
            status == ARCHIVE_WARN) {
-      la_ssize_t written = archive_write_data_block(m_writer.get(), block, size, offset);
-      if (written < 0) check(static_cast<int>(written), m_writer.get());
+      // A failed write (a full disk) is only a warning to libarchive, which then extends the file to its
+      // size: the copy would pass with a hole where the data should be.
+      if (archive_write_data_block(m_writer.get(), block, size, offset) < 0) fail(write_error());
     }
     if (status != ARCHIVE_EOF) check(status, m_reader.get());
+  }
+
+  std::string write_error() const {
+    const char* reason = archive_error_string(m_writer.get());
+    int error = archive_errno(m_writer.get());
+    return std::string(reason ? reason : "write failed") +
+           (error > 0 ? ": " + std::generic_category().message(error) : std::string());
   }
 
   // Warnings pass (libarchive's own tools go on after them); retry means a damaged header.

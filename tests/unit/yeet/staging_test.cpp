@@ -1,15 +1,24 @@
 // One node's copy without MPI: the source reader's stream written through Staging in uneven pieces,
-// checked, renamed into place; corruption, foreign and older DESTs, read-only directories, the cache.
+// checked, renamed into place; corruption, foreign and older DESTs, read-only directories, the cache,
+// a disk that fills while a tarball is unpacked.
 #include "ezpz/yeet/staging.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 
 #include "ezpz/util/error.hpp"
 #include "ezpz/yeet/cache_record.hpp"
 #include "ezpz/yeet/source_reader.hpp"
+#include "../cannot_run.hpp"
 #include "yeet_tree.hpp"
 
 namespace ezpz::yeet {
@@ -156,6 +165,66 @@ TEST(CacheRecord, IsNeverWrittenThroughALink) {
   ::symlink((dir / "victim").c_str(), (dir / "staging/.ezpz-yeet").c_str());
   EXPECT_THROW(write_cache_record(dir / "staging", CacheRecord{1, 2, "src"}), UserError);
   EXPECT_EQ(read_file(dir / "victim"), "precious");
+}
+
+// Puts this (forked, single-threaded) process into a mount namespace of its own, with a tmpfs of
+// `bytes` at `path`: a disk that fills, seen by no other process. As root, or through a user namespace.
+bool mount_small_disk(const std::string& path, std::size_t bytes) {
+  if (::unshare(CLONE_NEWNS) != 0) {
+    std::string uid = std::to_string(::getuid()), gid = std::to_string(::getgid());
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+    std::ofstream("/proc/self/setgroups") << "deny";
+    std::ofstream("/proc/self/uid_map") << "0 " << uid << " 1";
+    std::ofstream("/proc/self/gid_map") << "0 " << gid << " 1";
+  }
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+  return ::mount("tmpfs", path.c_str(), "tmpfs", 0, ("size=" + std::to_string(bytes)).c_str()) == 0;
+}
+
+// A tarball that fits on the node's disk and unpacks to more than fits: the write fails with ENOSPC
+// (libarchive calls that a warning), while extending the file to its size still succeeds (a hole).
+TEST(StagingArchive, ADiskThatFillsWhileUnpackingFailsTheNodeAndLeavesNoDest) {
+  TempDir dir;
+  ::mkdir((dir / "tree").c_str(), 0755);
+  ::mkdir((dir / "disk").c_str(), 0755);
+  write_file(dir / "tree/big", std::string(1u << 20, 'x'));  // 1 MiB in a tarball of a few KiB
+  ASSERT_EQ(std::system(("tar -C '" + (dir / "tree") + "' -czf '" + (dir / "t.tar.gz") + "' big").c_str()), 0);
+  Manifest manifest = scan_source(dir / "t.tar.gz", true);
+  std::string dest = dir / "disk/copy";
+  int message[2];
+  ASSERT_EQ(::pipe(message), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(message[0]);
+    if (!mount_small_disk(dir / "disk", 256u << 10)) ::_exit(77);
+    int code = 0;
+    try {
+      Staging staging(manifest, dest, "0");
+      staging.commit(stream(manifest, staging, 4096).hashes, VenvMode::off, 1);
+    } catch (const UserError& error) {
+      ssize_t ignored = ::write(message[1], error.what(), std::strlen(error.what()));
+      (void)ignored;
+      code |= 1;
+    }
+    // What the node leaves on its disk, seen from inside the namespace.
+    code |= exists(dest) ? 2 : 0;
+    code |= test::count_prefixed(dir / "disk", ".copy.yeet-") != 0 ? 4 : 0;
+    ::_exit(code);
+  }
+  ::close(message[1]);
+  std::string text;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(message[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  ::close(message[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) EZPZ_CANNOT_RUN("no mount namespace with a tmpfs (needs root or user namespaces)");
+  int left = WEXITSTATUS(status);
+  EXPECT_TRUE(left & 1) << "the short copy was accepted";
+  EXPECT_FALSE(left & 2) << "DEST was left behind";
+  EXPECT_FALSE(left & 4) << "a staging directory was left behind";
+  EXPECT_NE(text.find("big: Write failed: No space left on device"), std::string::npos) << text;
 }
 
 TEST(RemoveTree, RemovesReadOnlyDirectories) {
