@@ -134,6 +134,10 @@ check "%n: alpha too" same_tree "$src" "$workdir/nodes/alpha"
 # --- the same DEST for two ranks on one node: one writes, one waits ---
 yeet 2 "$src" "$workdir/shared"
 check "two ranks with one DEST: 1 copied, 1 shared" grep -q '2 nodes: 1 copied, 0 cached, 1 shared' "$workdir/err"
+yeet 2 --min-success 1 "$src" "$workdir/mine"
+check "a shared DEST whose writer failed is no success (exit $status)" test "$status" -eq 1
+check "the sharing rank takes the writer's failure" \
+  grep -q "(rank 1): shares DEST '$workdir/mine' with rank 0, which failed" "$workdir/err"
 
 # --- a Python virtual environment, relocated ---
 if python3 -m venv --without-pip "$workdir/venv" 2>"$workdir/err"; then

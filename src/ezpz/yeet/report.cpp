@@ -18,6 +18,23 @@ std::string fixed(double value, int digits) {
 
 std::string where(const NodeReport& report) { return report.node + " (rank " + std::to_string(report.rank) + ")"; }
 
+// A shared node has no copy of its own: it takes the outcome of the rank that wrote its DEST (the
+// lowest rank with the same node and DEST).
+std::vector<NodeReport> with_writers_outcome(std::vector<NodeReport> reports) {
+  for (auto& report : reports) {
+    if (report.outcome != Outcome::shared) continue;
+    for (const auto& writer : reports) {
+      if (writer.node != report.node || writer.dest != report.dest) continue;
+      if (writer.outcome == Outcome::failed) {
+        report.outcome = Outcome::failed;
+        report.error = "shares DEST '" + report.dest + "' with rank " + std::to_string(writer.rank) + ", which failed";
+      }
+      break;
+    }
+  }
+  return reports;
+}
+
 }  // namespace
 
 std::string format_bytes(std::uint64_t bytes) {
@@ -55,8 +72,9 @@ NodeReport decode_report(std::string_view bytes) {
   return report;
 }
 
-RunSummary summarize(const std::vector<NodeReport>& reports, int required, std::uint64_t content_bytes,
+RunSummary summarize(const std::vector<NodeReport>& node_reports, int required, std::uint64_t content_bytes,
                      double seconds) {
+  std::vector<NodeReport> reports = with_writers_outcome(node_reports);
   RunSummary summary;
   int counts[4] = {};
   std::uint64_t written = 0;

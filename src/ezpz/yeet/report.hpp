@@ -30,7 +30,8 @@ struct RunSummary {
 };
 
 // `reports` in rank order; `content_bytes` is the size of one copy; `seconds` the wall time of the run.
-// `required` is how many nodes must succeed (options.hpp: required_successes).
+// `required` is how many nodes must succeed (options.hpp: required_successes). A shared node whose
+// DEST's writer (the lowest rank with the same node and DEST) failed counts as failed.
 RunSummary summarize(const std::vector<NodeReport>& reports, int required, std::uint64_t content_bytes,
                      double seconds);
 

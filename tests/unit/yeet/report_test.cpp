@@ -45,6 +45,24 @@ TEST(Summarize, NamesFailedNodesAndAppliesMinSuccess) {
   EXPECT_NE(lenient.text.find("2 of 3 nodes succeeded, enough for --min-success (2)"), std::string::npos);
 }
 
+TEST(Summarize, ASharedNodeTakesTheOutcomeOfTheRankThatWroteItsDest) {
+  NodeReport writer{0, "n1", "/tmp", Outcome::failed, 0, "DEST '/tmp' exists and was not made by ezpz yeet"};
+  NodeReport shared{1, "n1", "/tmp", Outcome::shared, 0, {}};
+  NodeReport other_writer{2, "n2", "/tmp", Outcome::copied, 100, {}};  // the same DEST on another node
+  NodeReport other_shared{3, "n2", "/tmp", Outcome::shared, 0, {}};
+  RunSummary summary = summarize({writer, shared, other_writer, other_shared}, 1, 100, 0.5);
+  EXPECT_EQ(summary.exit_code, 0);
+  EXPECT_EQ(summary.text,
+            "ezpz yeet: failed on n1 (rank 0): DEST '/tmp' exists and was not made by ezpz yeet\n"
+            "ezpz yeet: failed on n1 (rank 1): shares DEST '/tmp' with rank 0, which failed\n"
+            "ezpz yeet: 4 nodes: 1 copied, 0 cached, 1 shared, 2 failed; 100 B each, 100 B written in 0.50 s, "
+            "0.00 GB/s per node\n"
+            "ezpz yeet: 2 of 4 nodes succeeded, enough for --min-success (1)\n");
+  EXPECT_EQ(summarize({writer, shared}, 1, 100, 0.5).exit_code, 1) << "no node has a copy";
+  writer.outcome = Outcome::cached;
+  EXPECT_EQ(summarize({writer, shared}, 2, 100, 0.5).exit_code, 0);
+}
+
 TEST(FormatBytes, PicksAUnit) {
   EXPECT_EQ(format_bytes(17), "17 B");
   EXPECT_EQ(format_bytes(1536), "1.50 KiB");
