@@ -3,6 +3,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -65,6 +66,15 @@ class Unpacker {
     const char* name = archive_entry_pathname(entry);
     m_member = name ? name : "";
     if (is_record(m_member)) fail(std::string("the name '") + k_record_name + "' is yeet's own (its record in DEST)");
+    // As in a directory source (manifest.hpp); and no setuid or setgid file, which a yeet run as root
+    // would hand to every user of the node (a setgid directory only passes its group on).
+    auto type = archive_entry_filetype(entry);
+    if (!archive_entry_hardlink(entry) && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
+      fail("a device, FIFO or socket; yeet unpacks only files, directories and symbolic links");
+    }
+    if (type != AE_IFDIR && (archive_entry_mode(entry) & (S_ISUID | S_ISGID)) != 0) {
+      fail("a setuid or setgid file; yeet does not unpack those");
+    }
     archive_entry_copy_pathname(entry, inside(m_member).c_str());
     if (const char* target = archive_entry_hardlink(entry)) archive_entry_copy_hardlink(entry, inside(target).c_str());
     check(archive_write_header(m_writer.get(), entry), m_writer.get());

@@ -9,7 +9,8 @@ namespace ezpz::yeet {
 // name) into the existing directory `into`. Members keep their permission bits and mtimes, not their
 // owners; symbolic links and hard links inside the archive are recreated. A member that would land
 // outside `into` (an absolute path, a '..' component, a path through a symbolic link) is refused, and
-// so is a member at the top named like yeet's record (cache_record.hpp).
+// so is a member at the top named like yeet's record (cache_record.hpp), a device, FIFO or socket, and a
+// setuid or setgid file.
 // Members unpacked before an error stay in `into`. Does not change the working directory or any other
 // process-wide state, so threads may unpack different archives at once.
 // Throws UserError "cannot unpack '<tarball>': <member>: <reason>" (without the member when the error

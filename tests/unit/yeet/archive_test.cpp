@@ -82,7 +82,9 @@ class ArchiveUnpack : public ::testing::Test {
   }
 
   // A tarball of the given members, made by Python's tarfile (GNU tar will not write '..' or absolute
-  // names): "f:NAME" a file, "l:NAME:TARGET" a symlink, "h:NAME:TARGET" a hard link; "@" is m_dir.
+  // names): "f:NAME" a file, "l:NAME:TARGET" a symlink, "h:NAME:TARGET" a hard link, "c:NAME" a character
+  // device, "b:NAME" a block device, "p:NAME" a FIFO, "u:NAME" a setuid file, "g:NAME" a setgid file,
+  // "D:NAME" a setgid directory; "@" is m_dir.
   std::string python_tarball(const std::vector<std::string>& members) {
     if (!have("python3")) return "";
     std::string tarball = m_dir + "/crafted.tar";
@@ -92,9 +94,12 @@ class ArchiveUnpack : public ::testing::Test {
         "    for spec in sys.argv[2:]:\n"
         "        kind, name, *target = spec.split(\":\")\n"
         "        info = tarfile.TarInfo(name)\n"
-        "        info.type = {\"f\": tarfile.REGTYPE, \"l\": tarfile.SYMTYPE, \"h\": tarfile.LNKTYPE}[kind]\n"
+        "        info.type = {\"f\": tarfile.REGTYPE, \"l\": tarfile.SYMTYPE, \"h\": tarfile.LNKTYPE,\n"
+        "                     \"c\": tarfile.CHRTYPE, \"b\": tarfile.BLKTYPE, \"p\": tarfile.FIFOTYPE,\n"
+        "                     \"u\": tarfile.REGTYPE, \"g\": tarfile.REGTYPE, \"D\": tarfile.DIRTYPE}[kind]\n"
+        "        info.mode = {\"u\": 0o4755, \"g\": 0o2755, \"D\": 0o2755}.get(kind, 0o644)\n"
         "        info.linkname = target[0] if target else \"\"\n"
-        "        data = b\"payload\\n\" if kind == \"f\" else b\"\"\n"
+        "        data = b\"payload\\n\" if kind in \"fug\" else b\"\"\n"
         "        info.size = len(data)\n"
         "        t.addfile(info, io.BytesIO(data))\n"
         "' " +
@@ -203,6 +208,8 @@ void PrintTo(const Escape& param, std::ostream* out) {
 
 class ArchiveEscapes : public ArchiveUnpack, public ::testing::WithParamInterface<Escape> {};
 
+const std::string k_not_special = "a device, FIFO or socket; yeet unpacks only files, directories and symbolic links";
+
 TEST_P(ArchiveEscapes, AreRefused) {
   const Escape& e = GetParam();
   write(m_dir + "/secret", "secret\n");
@@ -235,6 +242,26 @@ INSTANTIATE_TEST_SUITE_P(
                              ".//./.ezpz-yeet: the name '.ezpz-yeet' is yeet's own (its record in DEST)",
                              "into/.ezpz-yeet"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
+
+// Refused as in a directory source (manifest.hpp), and setuid and setgid files, which a root yeet would
+// hand to every user of the node.
+INSTANTIATE_TEST_SUITE_P(
+    Special, ArchiveEscapes,
+    ::testing::Values(
+        Escape{"character_device", {"c:into-null"}, "into-null: " + k_not_special, "into/into-null"},
+        Escape{"block_device", {"b:disk"}, "disk: " + k_not_special, "into/disk"},
+        Escape{"fifo", {"p:pipe"}, "pipe: " + k_not_special, "into/pipe"},
+        Escape{"setuid", {"u:su"}, "su: a setuid or setgid file; yeet does not unpack those", "into/su"},
+        Escape{"setgid", {"g:sg"}, "sg: a setuid or setgid file; yeet does not unpack those", "into/sg"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
+// A setgid directory only makes its files take its group (a project directory), and is kept.
+TEST_F(ArchiveUnpack, ASetgidDirectoryIsUnpacked) {
+  std::string tarball = python_tarball({"D:project", "f:project/x"});
+  if (tarball.empty()) EZPZ_CANNOT_RUN("python3 is needed to craft the archive");
+  EXPECT_EQ(error_of([&] { unpack_archive(tarball, m_into); }), "");
+  EXPECT_EQ(read(m_into + "/project/x"), "payload\n");
+}
 
 // --- archives that are not whole ---------------------------------------------------------------------
 
