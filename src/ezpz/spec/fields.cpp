@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 
 #include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -13,7 +13,6 @@ namespace ezpz {
 namespace {
 
 using json = nlohmann::json;
-constexpr long k_no_limit = std::numeric_limits<long>::max();
 
 // JSON Schema fragments are built only for `ezpz schema`: building them on every run would cost more
 // than reading a spec.
@@ -90,24 +89,55 @@ ValueType<std::string> text_type() {
           [](const Node& node, const std::string& path, Diagnostics& d) { return read_string(node, path, d); }};
 }
 
+// "list:A-B,C:D-E": colon-separated groups (one per rank) of comma-separated cpu ids or ascending
+// ranges. The first problem in `list`, or "" when it is well formed.
+std::string cpu_list_problem(const std::string& list) {
+  for (const auto& group : split(list, ':')) {
+    for (const auto& range : split(group, ',')) {
+      auto dash = range.find('-');
+      std::string first = range.substr(0, dash);
+      std::string last = dash == std::string::npos ? first : range.substr(dash + 1);
+      auto is_id = [](const std::string& text) {
+        return !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+      };
+      if (!is_id(first) || !is_id(last)) return "'" + range + "' is not a cpu id or a range of them (such as 4 or 1-8)";
+      if (std::stol(first) > std::stol(last)) return "the range '" + range + "' runs backwards";
+    }
+  }
+  return {};
+}
+
+ValueType<std::string> cpu_bind_type() {
+  return {[=] { return json{{"type", "string"}}; },
+          [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
+            auto value = read_string(node, path, d);
+            if (!value || value->rfind("list:", 0) != 0) return value;
+            std::string problem = cpu_list_problem(value->substr(5));
+            if (problem.empty()) return value;
+            d.error(node.loc, "'" + path + "': " + problem, "a cpu list is list:<cpus of rank 0>:<cpus of rank 1>…, e.g. list:1-8:9-16");
+            return std::nullopt;
+          }};
+}
+
 ValueType<long> count_type() {
   return {
       [=] {
-        return json{{"type", "integer"}, {"minimum", 1}};
+        return json{{"type", "integer"}, {"minimum", 1}, {"maximum", k_max_count}};
       },
-      [](const Node& node, const std::string& path, Diagnostics& d) { return read_int(node, path, 1, k_no_limit, d); }};
+      [](const Node& node, const std::string& path, Diagnostics& d) { return read_int(node, path, 1, k_max_count, d); }};
 }
 
 ValueType<long> auto_count_type() {
   return {[=] {
-            return json{{"anyOf", json::array({json{{"type", "integer"}, {"minimum", 1}}, json{{"const", "auto"}}})}};
+            return json{{"anyOf", json::array({json{{"type", "integer"}, {"minimum", 1}, {"maximum", k_max_count}}, json{{"const", "auto"}}})}};
           },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
             if (node.is_scalar() && node.scalar == "auto") return k_auto;
             Diagnostics local;
-            auto value = read_int(node, path, 1, k_no_limit, local);
+            auto value = read_int(node, path, 1, k_max_count, local);
             if (!value)
-              d.error(node.loc, "'" + path + "' expects a positive integer or 'auto', found " + node.describe());
+              d.error(node.loc, "'" + path + "' expects 'auto' or an integer from 1 to " + std::to_string(k_max_count) +
+                              ", found " + node.describe());
             return value;
           }};
 }
@@ -333,7 +363,7 @@ const std::vector<FieldDef>& fields() {
             "cpus_per_rank", [](auto& s) -> auto& { return s.cpus_per_rank; }, auto_count_type(),
             "cpus bound to each rank; auto = usable cpus per node / ranks_per_node", env),
         field(
-            "cpu_bind", [](auto& s) -> auto& { return s.cpu_bind; }, text_type(),
+            "cpu_bind", [](auto& s) -> auto& { return s.cpu_bind; }, cpu_bind_type(),
             "CPU binding given to the launcher: auto (from the profile and node shape), none, or the launcher's own "
             "value such as list:1-8:9-16 or depth",
             env),

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
@@ -20,9 +21,8 @@ namespace bp = boost::process;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds k_default_timeout{120'000};
-constexpr size_t k_message_bytes = 4096;
 
-// Reads one pipe until it closes, keeping the first `SystemProcessRunner::k_max_output` bytes.
+// Reads one pipe until it closes, keeping the first k_max_command_output bytes.
 class Capture {
  public:
   explicit Capture(boost::asio::io_context& io) : m_pipe(io) {}
@@ -34,7 +34,7 @@ class Capture {
   }
   void start() {
     m_pipe.async_read_some(boost::asio::buffer(m_buffer), [this](const boost::system::error_code& error, size_t n) {
-      size_t room = SystemProcessRunner::k_max_output - std::min(SystemProcessRunner::k_max_output, m_text.size());
+      size_t room = k_max_command_output - std::min(k_max_command_output, m_text.size());
       m_text.append(m_buffer.data(), std::min(n, room));
       m_dropped += n - std::min(n, room);
       if (error) {
@@ -140,8 +140,8 @@ std::string command_text(const std::vector<std::string>& argv) {
 
 std::string command_and_stderr(const std::vector<std::string>& argv, const ProcessResult& result) {
   std::string err = trim(result.err);
-  if (err.size() > k_message_bytes) {
-    err = err.substr(0, k_message_bytes) + "\n[… " + std::to_string(err.size() - k_message_bytes) + " more bytes]";
+  if (err.size() > k_max_message_stderr) {
+    err = err.substr(0, k_max_message_stderr) + "\n[… " + std::to_string(err.size() - k_max_message_stderr) + " more bytes]";
   }
   return command_text(argv) + (err.empty() ? std::string() : "\n" + err);
 }

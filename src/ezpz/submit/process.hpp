@@ -26,10 +26,10 @@ class ProcessRunner {
 
 // Real processes through Boost.Process. A program that has not ended within `timeout` is killed with
 // everything it started (its process group) and reported `timed_out`; each output stream keeps at most
-// `k_max_output` bytes (the rest is read and dropped, so the program never blocks on a full pipe).
+// k_max_command_output bytes (util/limits.hpp; the rest is read and dropped, so the program never
+// blocks on a full pipe).
 class SystemProcessRunner : public ProcessRunner {
  public:
-  static constexpr size_t k_max_output = 16 << 20;
   // The time limit: $EZPZ_SCHEDULER_TIMEOUT seconds when set (a positive number), else 120 s. Throws
   // UserError for a value that is not a positive number.
   SystemProcessRunner();

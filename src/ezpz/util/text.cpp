@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ezpz/util/limits.hpp"
+
 namespace ezpz {
 
 std::vector<std::string> split(std::string_view text, char separator) {
@@ -108,7 +110,6 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
   // A typo of a key or a name is short; the distance table of a huge word would take gigabytes.
-  constexpr size_t k_longest_typo = 128;
   if (word.size() > k_longest_typo) return {};
   std::string best;
   size_t best_distance = 0;

@@ -46,7 +46,7 @@ TEST(ReadJobSpec, ReportsEveryProblemNotJustTheFirst) {
   Diagnostics d;
   read("nodes: 0\nwalltme: 1h\ntorch: {device: gpu}\nenv: {9X: a}\n", d);
   ASSERT_EQ(d.items().size(), 4u);
-  EXPECT_EQ(d.items()[0].message, "'nodes' expects a positive integer, found '0'");
+  EXPECT_EQ(d.items()[0].message, "'nodes' expects an integer from 1 to 1000000, found '0'");
   EXPECT_EQ(d.items()[1].hint, "did you mean 'walltime'?");
   EXPECT_EQ(d.items()[2].hint, "did you mean 'xpu'?");
   EXPECT_EQ(d.items()[3].message, "invalid environment variable name '9X'");

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/limits.hpp"
 
 namespace ezpz {
 namespace {
@@ -63,7 +64,7 @@ TEST(SystemProcessRunner, ATimeLimitStopsTheWholeProcessGroup) {
 TEST(SystemProcessRunner, EndlessOutputIsBoundedAndStillEnds) {
   ProcessResult result = sh("yes", 2s);
   EXPECT_TRUE(result.timed_out);
-  EXPECT_LE(result.out.size(), SystemProcessRunner::k_max_output + 100);
+  EXPECT_LE(result.out.size(), k_max_command_output + 100);
   EXPECT_NE(result.out.find("more bytes not kept"), std::string::npos);
   ProcessResult big = sh("head -c 20000000 /dev/zero | tr '\\\\0' x >&2; exit 1");
   EXPECT_EQ(big.exit_code, 1);

@@ -1,0 +1,22 @@
+// Bounds on what ezpz reads and accepts, in one place (docs/limits.md): input that would need more is
+// an error that names it, never a crash, a hang or an overflow.
+#pragma once
+
+#include <cstddef>
+
+namespace ezpz {
+
+// nodes, ranks_per_node and cpus_per_rank: their products (total ranks, cpus per node) stay far from
+// overflow, and no machine has a million nodes or a million ranks on one.
+constexpr long k_max_count = 1'000'000;
+
+// What ezpz keeps of each output stream of a scheduler command (qstat -f of one job is a few KiB).
+constexpr std::size_t k_max_command_output = 16u << 20;
+
+// How much of a failed command's stderr an error message shows.
+constexpr std::size_t k_max_message_stderr = 4096;
+
+// Longest unknown word for which "did you mean" looks for a near key (its table grows with the length).
+constexpr std::size_t k_longest_typo = 128;
+
+}  // namespace ezpz
