@@ -152,6 +152,15 @@ else
   fail "python3 -m venv failed: $(cat "$workdir/err")"
 fi
 
+# --- DEST inside SRC: every run would copy the earlier copies again ---
+mkdir -p "$workdir/self" && echo x >"$workdir/self/f" && ln -s "$workdir/self" "$workdir/self-link"
+yeet 2 "$workdir/self" "$workdir/self/copy-%r"
+check "DEST inside SRC is a usage error (exit $status)" test "$status" -eq 2
+check "it says so" grep -q "DEST '$workdir/self/copy-0' is inside SRC '$workdir/self'" "$workdir/err"
+check "nothing was copied" test ! -e "$workdir/self/copy-0" -a ! -e "$workdir/self/copy-1"
+yeet 2 "$workdir/self" "$workdir/self-link/copy"
+check "DEST inside SRC through a symbolic link is a usage error too (exit $status)" test "$status" -eq 2
+
 # --- not under MPICH: a lone process must not pretend to be the whole job ---
 if command -v mpiexec.openmpi >/dev/null; then
   timeout 60 mpiexec.openmpi --allow-run-as-root --oversubscribe -n 2 "$ezpz" yeet "$src" "$workdir/ompi/%r" 2>"$workdir/err"

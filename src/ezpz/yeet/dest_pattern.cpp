@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 
@@ -79,6 +80,18 @@ std::string expand_dest(const std::string& pattern, const std::string& node, int
                     "for example /tmp/$USER/env or /local/scratch/env");
   }
   return out;
+}
+
+void check_dest_outside_src(const std::string& src, const std::string& dest) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path real_src = fs::canonical(src, error);
+  if (error) return;
+  fs::path real_dest = fs::weakly_canonical(dest, error);
+  if (error) return;
+  if (std::mismatch(real_src.begin(), real_src.end(), real_dest.begin(), real_dest.end()).first != real_src.end()) return;
+  std::string seen = real_dest.string() == dest ? "" : " (it is '" + real_dest.string() + "')";
+  throw UserError("DEST '" + dest + "' is inside SRC '" + src + "'" + seen + ": each run would copy the copies again");
 }
 
 }  // namespace ezpz::yeet

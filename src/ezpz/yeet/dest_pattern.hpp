@@ -17,4 +17,9 @@ std::string node_name(const EnvLookup& env);
 // or one ending in '/', '.', '..' or being '/' (yeet replaces DEST as a whole).
 std::string expand_dest(const std::string& pattern, const std::string& node, int rank, const EnvLookup& env);
 
+// Throws UserError when `dest` is `src` or inside it once symbolic links are resolved (as far as `dest`
+// exists): every run would copy the earlier copies again. A `src` that cannot be resolved passes (the
+// scan reports it).
+void check_dest_outside_src(const std::string& src, const std::string& dest);
+
 }  // namespace ezpz::yeet

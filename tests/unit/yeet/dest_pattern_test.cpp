@@ -1,9 +1,12 @@
-// DEST patterns: %n, %r, %%, $VAR and ${VAR}, and the paths yeet refuses to replace.
+// DEST patterns: %n, %r, %%, $VAR and ${VAR}, the paths yeet refuses to replace, DEST inside SRC.
 #include "ezpz/yeet/dest_pattern.hpp"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "ezpz/util/error.hpp"
+#include "yeet_tree.hpp"
 
 namespace ezpz::yeet {
 namespace {
@@ -44,6 +47,34 @@ TEST(ExpandDest, NamesTheUnsetVariable) {
   } catch (const UserError& error) {
     EXPECT_STREQ(error.what(), "DEST '/tmp/$NOPE' uses $NOPE, which is not set");
   }
+}
+
+// The message check_dest_outside_src throws; "" when it throws none.
+std::string inside_error(const std::string& src, const std::string& dest) {
+  try {
+    check_dest_outside_src(src, dest);
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(CheckDestOutsideSrc, RefusesDestInsideSrcOnceLinksAreResolved) {
+  test::TempDir dir;
+  std::string base = std::filesystem::canonical(dir.path()).string();
+  ::mkdir((base + "/src").c_str(), 0755);
+  ::mkdir((base + "/src/sub").c_str(), 0755);
+  ::symlink((base + "/src").c_str(), (base + "/link").c_str());
+  EXPECT_EQ(inside_error(base + "/src", base + "/src/copy"),
+            "DEST '" + base + "/src/copy' is inside SRC '" + base + "/src': each run would copy the copies again");
+  EXPECT_EQ(inside_error(base + "/src", base + "/link/new/copy"),
+            "DEST '" + base + "/link/new/copy' is inside SRC '" + base + "/src' (it is '" + base +
+                "/src/new/copy'): each run would copy the copies again");
+  EXPECT_NE(inside_error(base + "/link", base + "/src/sub"), "");
+  EXPECT_NE(inside_error(base + "/src", base + "/src"), "");
+  EXPECT_EQ(inside_error(base + "/src", base + "/src-copy"), "") << "a longer name is not inside";
+  EXPECT_EQ(inside_error(base + "/src/sub", base + "/src/copy"), "");
+  EXPECT_EQ(inside_error(base + "/missing", base + "/missing/copy"), "") << "the scan reports a missing SRC";
 }
 
 TEST(NodeName, PrefersTheExplicitNameThenSlurmThenTheHost) {

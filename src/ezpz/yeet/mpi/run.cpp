@@ -138,6 +138,7 @@ class Run {
     } catch (const UserError& error) {
       fail(error.what());
     }
+    if (dest_inside_src()) return k_exit_usage;
     std::optional<Manifest> manifest = share_manifest();
     if (manifest) copy(*manifest);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -163,6 +164,24 @@ class Run {
   }
 
   bool failed() const { return !m_report.error.empty(); }
+
+  // DEST inside SRC is a usage error on every rank, reported by the lowest rank whose DEST it is.
+  bool dest_inside_src() {
+    std::string problem;
+    if (!failed()) {
+      try {
+        check_dest_outside_src(m_options.src, m_report.dest);
+      } catch (const UserError& error) {
+        problem = error.what();
+      }
+    }
+    int mine = problem.empty() ? m_ranks : m_report.rank, first = m_ranks;
+    MPI_Request request;
+    MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &request);
+    wait_politely(request, m_share_cores);
+    if (m_report.rank == first) std::cerr << "ezpz yeet: usage error: " << problem << "\n";
+    return first < m_ranks;
+  }
 
   // Rank 0 scans the source; everyone gets the manifest, or the reason there is none.
   std::optional<Manifest> share_manifest() {
