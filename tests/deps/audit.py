@@ -38,6 +38,15 @@ import sys
 import tempfile
 
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+# Where a program named in a test script is looked for: the system directories and /usr/local, where a
+# hand-prepared machine keeps what it installed by hand (nothing there comes from a Debian package).
+NAMED_PATH = "/usr/local/sbin:/usr/local/bin:" + SYSTEM_PATH
+# Shell builtins and keywords: a test script's `kill`, `time` or `test` is never the program of that name.
+BUILTINS = set("""alias bg bind break builtin caller case cd command compgen complete continue coproc declare dirs
+    disown do done echo elif else enable esac eval exec exit export false fc fg fi for function getopts hash help
+    history if in jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return select set
+    shift shopt source suspend test then time times trap true type typeset ulimit umask unalias unset until wait
+    while""".split())
 APT_DEPENDS = ["apt-cache", "depends", "--recurse", "--no-recommends", "--no-suggests", "--no-conflicts",
                "--no-breaks", "--no-replaces", "--no-enhances"]
 # Top-level directories of the merged /usr: dpkg may record a file under either spelling.
@@ -423,12 +432,22 @@ def test_sources(source, dirs=None):
 
 
 def discover(source, dirs):
-    """Programs and Python modules named in tests/: `command -v NAME`, `for program in A B; do command -v
-    "$program"`, absolute /usr/bin/NAME paths; `import X` in .py files and `python3 -c 'import X'`, `-m X`."""
-    programs, modules = {}, {}
+    """Programs and Python modules named in tests/. Programs: `command -v NAME`, `for program in A B; do
+    command -v "$program"`, absolute /usr/bin/NAME paths (all required); and every other word of a shell
+    script's code (comments left out) that names a program in NAMED_PATH and is no shell builtin (`named`:
+    an over-approximation, so a word that only appears in a message needs a `!NAME` line in programs.txt).
+    Modules: `import X` in .py files, `python3 -c 'import X'` and `python3 -m X` in shell scripts."""
+    programs, named, modules = {}, {}, {}
     for path in sorted(set(test_sources(source, dirs))):
         text = open(path, encoding="utf-8", errors="replace").read()
         where = os.path.relpath(path, source)
+        if path.endswith(".sh"):
+            for line in text.splitlines():
+                code = re.sub(r"(^|\s)#.*$", "", line)
+                for m in re.finditer(r"(?<![\w$./@%:=-])([A-Za-z][A-Za-z0-9_+.-]*[A-Za-z0-9_+])(?![\w/=])", code):
+                    word = m.group(1)
+                    if word not in BUILTINS and word not in named and shutil.which(word, path=NAMED_PATH):
+                        named[word] = where
         for m in re.finditer(r"command -v ([A-Za-z0-9_.+-]*[A-Za-z0-9_+])", text):
             programs.setdefault(m.group(1), where)
         for m in re.finditer(r"for (\w+) in ([^;\n]+); do\n(.*\n){0,3}?.*command -v \"?\$\{?\1\b", text):
@@ -449,7 +468,7 @@ def discover(source, dirs):
                     modules.setdefault(name.strip().split(".")[0], where)
             for m in re.finditer(r"python3?\"? -m ([\w.]+)", text):
                 modules.setdefault(m.group(1).split(".")[0], where)
-    return programs, modules
+    return programs, named, modules
 
 
 def local_modules(source):
@@ -497,6 +516,18 @@ def variants(path):
     elif len(parts) > 3 and parts[1] == "usr" and parts[2] in MERGED_DIRS:
         out.append(path[4:])
     return out
+
+
+def through_alternatives(path):
+    """True when the symlink chain from PATH passes /etc/alternatives (update-alternatives made the link)."""
+    for _ in range(40):
+        if not os.path.islink(path):
+            return False
+        target = os.path.join(os.path.dirname(path), os.readlink(path))
+        if target.startswith("/etc/alternatives/"):
+            return True
+        path = os.path.normpath(target)
+    return False
 
 
 def dpkg_owners(paths):
@@ -578,18 +609,21 @@ def main():
     # The tests.
     required, ignored, list_modules = read_program_list(args.programs)
     scanned = registered_test_dirs(args.ctest, build, source) if args.ctest else None
-    found_programs, found_modules = discover(source, scanned)
+    found_programs, named, found_modules = discover(source, scanned)
     test_programs = dict(required)
     for name, where in found_programs.items():
         if name in ignored or os.path.basename(name) in ignored:
             continue
         if name not in required:
             test_programs[name] = where
+    for name, where in named.items():
+        if name not in ignored and name not in test_programs:
+            test_programs[name] = f"named in {where}"
     for name, why in sorted(test_programs.items()):
         if os.path.isabs(name):
             path = name if os.path.exists(name) else None
         else:
-            path = shutil.which(name, path=SYSTEM_PATH)
+            path = shutil.which(name, path=NAMED_PATH)
         if path:
             uses.append(Use(path, "test", f"program run by the tests ({why})"))
             continue
@@ -639,9 +673,13 @@ def main():
     packages = collections.defaultdict(list)  # package -> [(path, scope, why)]
     for path, (scope, why) in sorted(checked.items()):
         real = realpath(path)
-        found = owner_of(path) | (owner_of(real) if real != path else set())
+        own = owner_of(path)
+        found = own | (owner_of(real) if real != path else set())
         if not found:
             findings.append(("unowned", None, path, scope, why + ": no Debian package has this file"))
+        elif not own and os.path.islink(path) and not through_alternatives(path):
+            findings.append(("unowned", None, path, scope, why + f": a symlink no Debian package has (to {real}, "
+                             f"from {', '.join(sorted(found))})"))
         for package in found:
             packages[package].append((path, scope, why))
     for package, files in sorted(packages.items()):
