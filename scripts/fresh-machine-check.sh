@@ -167,7 +167,7 @@ cleanup_chroot() {
     [[ $signal == TERM ]] && sleep 3
   done
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-    umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" || log "warning: could not unmount ${mounts[i]}"
+    umount -R "${mounts[i]}" 2>/dev/null || umount -R -l "${mounts[i]}" || log "warning: could not unmount ${mounts[i]}"
   done
   mounts=()
   if awk -v d="$dir/" 'index($2 "/", d) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
@@ -252,7 +252,10 @@ prepare_chroot() {  # prepare_chroot DIR
   fi
 
   mount_in "$chroot_dir/proc" -t proc proc
-  mount_in "$chroot_dir/sys" -t sysfs sysfs
+  # With the host's cgroup mounts below it, as on a booted machine (slurmd needs /sys/fs/cgroup); rslave,
+  # so unmounting the chroot's copy never unmounts the host's.
+  mount_in "$chroot_dir/sys" --rbind /sys
+  mount --make-rslave "$chroot_dir/sys"
   mount_in "$chroot_dir/dev" --bind /dev
   mount_in "$chroot_dir/dev/pts" --bind /dev/pts
   mount_in "$chroot_dir/dev/shm" -t tmpfs -o mode=1777,nosuid,nodev shm
