@@ -28,8 +28,9 @@ using ArchivePtr = std::unique_ptr<archive, int (*)(archive*)>;
 
 class Unpacker {
  public:
-  Unpacker(const std::string& tarball, std::string root)
+  Unpacker(const std::string& tarball, std::string root, std::string shown)
       : m_tarball(tarball),
+        m_shown(std::move(shown)),
         m_root(std::move(root)),
         m_reader(archive_read_new(), archive_read_free),
         m_writer(archive_write_disk_new(), archive_write_free) {
@@ -134,10 +135,11 @@ class Unpacker {
   }
 
   [[noreturn]] void fail(const std::string& reason) const {
-    throw UserError("cannot unpack '" + m_tarball + "': " + (m_member.empty() ? "" : m_member + ": ") + reason);
+    throw UserError("cannot unpack '" + m_shown + "': " + (m_member.empty() ? "" : m_member + ": ") + reason);
   }
 
   std::string m_tarball;
+  std::string m_shown;  // the tarball in messages
   std::string m_root;
   std::string m_member;  // the member being unpacked, for messages
   ArchivePtr m_reader;
@@ -146,15 +148,16 @@ class Unpacker {
 
 }  // namespace
 
-void unpack_archive(const std::string& tarball, const std::string& into) {
+void unpack_archive(const std::string& tarball, const std::string& into, const std::string& shown) {
+  const std::string& name = shown.empty() ? tarball : shown;
   // The real path: ARCHIVE_EXTRACT_SECURE_SYMLINKS also refuses symbolic links above the members (a
   // scratch directory under a symlinked /home), and NODOTDOT a '..' there.
   std::unique_ptr<char, decltype(&std::free)> root(::realpath(into.c_str(), nullptr), std::free);
   if (!root) {
     std::string reason = std::generic_category().message(errno);  // strerror is not thread-safe
-    throw UserError("cannot unpack '" + tarball + "': cannot use the directory '" + into + "': " + reason);
+    throw UserError("cannot unpack '" + name + "': cannot use the directory '" + into + "': " + reason);
   }
-  Unpacker(tarball, root.get()).run();
+  Unpacker(tarball, root.get(), name).run();
 }
 
 }  // namespace ezpz::yeet

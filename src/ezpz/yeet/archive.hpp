@@ -13,8 +13,9 @@ namespace ezpz::yeet {
 // setuid or setgid file.
 // Members unpacked before an error stay in `into`. Does not change the working directory or any other
 // process-wide state, so threads may unpack different archives at once.
-// Throws UserError "cannot unpack '<tarball>': <member>: <reason>" (without the member when the error
-// is not about one) for an unreadable, truncated or corrupt archive, a refused member, or a failed write.
-void unpack_archive(const std::string& tarball, const std::string& into);
+// Throws UserError "cannot unpack '<shown>': <member>: <reason>" (without the member when the error
+// is not about one) for an unreadable, truncated or corrupt archive, a refused member, or a failed write;
+// `shown` is the tarball as the user named it (yeet's SRC), `tarball` itself when empty.
+void unpack_archive(const std::string& tarball, const std::string& into, const std::string& shown = {});
 
 }  // namespace ezpz::yeet

@@ -194,7 +194,7 @@ void Staging::commit(const std::vector<std::uint64_t>& expected, VenvMode venv, 
   verify(expected);
   if (m_manifest.kind == SourceKind::archive) {
     std::string archive = m_dir + "/" + std::string(k_archive_entry);
-    unpack_archive(archive, m_dir);
+    unpack_archive(archive, m_dir, m_manifest.source);
     ::unlink(archive.c_str());
   }
   bool relocate = venv == VenvMode::on || (venv == VenvMode::detect && is_venv(m_dir));

@@ -167,6 +167,20 @@ TEST(CacheRecord, IsNeverWrittenThroughALink) {
   EXPECT_EQ(read_file(dir / "victim"), "precious");
 }
 
+TEST(StagingArchive, AnUnpackErrorNamesTheSourceNotTheStagingFile) {
+  TempDir dir;
+  write_file(dir / "broken.tar", "just some text\n");
+  Manifest manifest = scan_source(dir / "broken.tar", true);
+  try {
+    Staging staging(manifest, dir / "copy", "0");
+    staging.commit(stream(manifest, staging, 4096).hashes, VenvMode::off, 1);
+    FAIL() << "the broken tarball was accepted";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()), "cannot unpack '" + (dir / "broken.tar") + "': Unrecognized archive format");
+  }
+  EXPECT_FALSE(exists(dir / "copy"));
+}
+
 // Puts this (forked, single-threaded) process into a mount namespace of its own, with a tmpfs of
 // `bytes` at `path`: a disk that fills, seen by no other process. As root, or through a user namespace.
 bool mount_small_disk(const std::string& path, std::size_t bytes) {
@@ -224,7 +238,7 @@ TEST(StagingArchive, ADiskThatFillsWhileUnpackingFailsTheNodeAndLeavesNoDest) {
   EXPECT_TRUE(left & 1) << "the short copy was accepted";
   EXPECT_FALSE(left & 2) << "DEST was left behind";
   EXPECT_FALSE(left & 4) << "a staging directory was left behind";
-  EXPECT_NE(text.find("big: Write failed: No space left on device"), std::string::npos) << text;
+  EXPECT_EQ(text, "cannot unpack '" + (dir / "t.tar.gz") + "': big: Write failed: No space left on device");
 }
 
 TEST(RemoveTree, RemovesReadOnlyDirectories) {
