@@ -2,6 +2,7 @@
 # Runs the README's two commands on a fresh Debian 12 (a minbase chroot): ./scripts/quickstart.sh and
 # ./scripts/test.sh, each in its own fresh chroot, as root; reports each one's exit status and duration.
 set -euo pipefail
+{ # Read whole before it runs: editing the file during a run (which takes an hour) cannot change the run.
 
 usage() {
   cat <<'USAGE'
@@ -12,13 +13,14 @@ Proves the README's Quickstart works on a fresh Debian 12 machine: for each comm
 `debootstrap --variant=minbase bookworm` chroot (what the debian:12 image has: Priority required + apt),
 copies this checkout as the working tree has it (tracked and untracked files, not the ignored ones such
 as build dirs; --commit REV: that commit instead) to /root/<checkout name> and ../shared beside it
-(tests use ../shared/third_party), mounts /proc, /sys, /dev,
-/dev/pts, a fresh /dev/shm and /run, and runs the command exactly as the README writes it, as root,
+(tests use ../shared/third_party), mounts /sys (with the host's cgroups), /dev, /dev/pts, a fresh
+/dev/shm and /run, and runs the command exactly as the README writes it, as root,
 from the checkout, with a clean login environment (HOME=/root, Debian's root PATH, no LANG):
   1. ./scripts/quickstart.sh
   2. ./scripts/test.sh        with CI=true as CI services set it (.ci/run runs this command), so tests
                               that would skip for a missing program fail instead; --no-ci leaves it out
-Everything is unmounted and processes left in the chroot are stopped on exit, also on failure or ^C.
+The command runs in its own PID namespace with its own /proc (it sees no host processes; what it leaves
+running ends with it). Everything is unmounted on exit, also on failure or ^C.
 
   --only NAME    run only `quickstart` or `test`
   --commit REV   copy the files of commit REV (git archive, e.g. HEAD) instead of the working tree
@@ -35,7 +37,8 @@ container. The base system is cached as a tarball in /var/cache/ezpz and reused 
 
 Do not run it while another test run is active on this machine: the chroot shares the host's network,
 and the test suite starts a Slurm cluster (ports from 16817) and an OpenPBS server on fixed ports. The
-test command is refused (exit 3) while slurmctld or pbs_server runs on the host.
+test command is refused (exit 3) while slurmctld, slurmd, pbs_server, pbs_mom or pbs_comm runs on the
+host (checked before it starts; a run started on the host later still collides on the ports).
 
 Full logs: <workdir>/<UTC time>/<command>.log; one line per command in summary.txt there. Exit status: 0
 when every command exited 0, 1 when one failed, 2 usage, 3 refused (another test run is active).
@@ -79,9 +82,9 @@ die() { log "error: $*"; exit 1; }
 # Refuses (exit 3) while a Slurm or PBS test run is active on the host: same ports, same host name.
 check_idle() {
   local pids
-  pids=$( { pgrep -x slurmctld; pgrep pbs_server; } 2>/dev/null | tr '\n' ' ') || true
+  pids=$(pgrep -x 'slurmctld|slurmd|pbs_server.bin|pbs_server|pbs_mom|pbs_comm' | tr '\n' ' ') || true
   if [[ -n ${pids// /} ]]; then
-    log "refused: a test run seems active on this machine (slurmctld/pbs_server PIDs: ${pids% }); the test"
+    log "refused: a test run seems active on this machine (slurmctld/slurmd/pbs_* PIDs: ${pids% }); the test"
     log "suite's Slurm cluster and PBS server use fixed ports. Run this again when it has finished."
     exit 3
   fi
@@ -251,7 +254,6 @@ prepare_chroot() {  # prepare_chroot DIR
     log "warning: no ../shared beside the checkout: tests that use it will fail"
   fi
 
-  mount_in "$chroot_dir/proc" -t proc proc
   # With the host's cgroup mounts below it, as on a booted machine (slurmd needs /sys/fs/cgroup); rslave,
   # so unmounting the chroot's copy never unmounts the host's.
   mount_in "$chroot_dir/sys" --rbind /sys
@@ -285,7 +287,9 @@ for name in "${commands[@]}"; do
   log "$name: running $command in a fresh chroot (env: ${environment[*]}); log: $logfile"
   start=$(date +%s)
   set +e
-  chroot "$chroot_dir" /usr/bin/env -i "${environment[@]}" /bin/bash -c \
+  # Its own PID namespace and /proc: the tests see only their own processes (a fresh machine has no other
+  # engineer's daemons), and whatever they leave running ends with the command.
+  unshare --pid --fork --mount-proc="$chroot_dir/proc" chroot "$chroot_dir" /usr/bin/env -i "${environment[@]}" /bin/bash -c \
     "cd /root/$(basename "$root") && exec $command" >"$logfile" 2>&1 </dev/null
   status=$?
   set -e
@@ -302,3 +306,4 @@ for name in "${commands[@]}"; do
 done
 log "summary: $summary"
 exit "$overall"
+}
