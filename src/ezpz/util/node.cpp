@@ -1,20 +1,29 @@
 // YAML → Node conversion (the only place yaml-cpp is used), merging and typed reads.
 #include "ezpz/util/node.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
+#include <vector>
 
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
 namespace {
 
+// A job spec or profile is a few levels deep and a few hundred values big. Deeper nesting is a
+// recursive alias (yaml-cpp builds a cyclic node graph) or an attack; more values is an alias bomb.
+constexpr int k_max_depth = 64;
+constexpr size_t k_max_values = 1'000'000;
+
 struct Converter {
   SourceRef source;
   int line_offset;
   int column_offset;
+  mutable size_t values = 0;
 
   SourceLoc at(const YAML::Mark& mark, size_t length) const {
     if (mark.line < 0) return SourceLoc{source, 1, 1, 1};
@@ -23,40 +32,58 @@ struct Converter {
     return SourceLoc{source, line, column, static_cast<int>(std::max<size_t>(1, length))};
   }
 
-  Node convert(const YAML::Node& yaml) const {
+  // Text that reaches scripts and JSON records must be UTF-8: a Latin-1 byte is named where it is.
+  void check_text(const std::string& text, const YAML::Mark& mark) const {
+    if (!is_valid_utf8(text)) {
+      throw UserError(at(mark, text.size()), "'" + printable(text) + "' is not valid UTF-8",
+                      "save the file as UTF-8 (iconv -f latin1 -t utf-8)");
+    }
+  }
+
+  Node convert(const YAML::Node& yaml, int depth = 0) const {
+    if (depth > k_max_depth) {
+      throw UserError(at(yaml.Mark(), 1), "nesting deeper than " + std::to_string(k_max_depth) +
+                                              " levels (a recursive alias such as 'run: &r [x, *r]'?)");
+    }
+    if (++values > k_max_values) {
+      throw UserError(at(yaml.Mark(), 1), "the document expands to more than " + std::to_string(k_max_values) +
+                                              " values (aliases repeated inside aliases?)");
+    }
     Node node;
     switch (yaml.Type()) {
       case YAML::NodeType::Scalar:
         node.kind = Node::Kind::scalar;
         node.scalar = yaml.Scalar();
+        check_text(node.scalar, yaml.Mark());
         node.quoted = yaml.Tag() == "!";
         node.loc = at(yaml.Mark(), node.scalar.size() + (node.quoted ? 2 : 0));
         break;
       case YAML::NodeType::Sequence:
         node.kind = Node::Kind::sequence;
         node.loc = at(yaml.Mark(), 1);
-        for (const auto& item : yaml) node.items.push_back(convert(item));
+        for (const auto& item : yaml) node.items.push_back(convert(item, depth + 1));
         break;
-      case YAML::NodeType::Map:
+      case YAML::NodeType::Map: {
         node.kind = Node::Kind::map;
         node.loc = at(yaml.Mark(), 1);
+        std::unordered_map<std::string, int> key_lines;  // a set, not find(): 100,000 keys took 16 s
         for (const auto& entry : yaml) {
           MapEntry converted;
           std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
-          if (const Node* earlier = node.find(key)) {
-            (void)earlier;
-            auto first =
-                std::find_if(node.entries.begin(), node.entries.end(), [&](const MapEntry& e) { return e.key == key; });
-            throw UserError(at(entry.first.Mark(), key.size()),
-                            "duplicate key '" + key + "' (first at line " + std::to_string(first->key_loc.line) + ")");
+          check_text(key, entry.first.Mark());
+          converted.key_loc = at(entry.first.Mark(), key.size());
+          auto [earlier, added] = key_lines.emplace(key, converted.key_loc.line);
+          if (!added) {
+            throw UserError(converted.key_loc,
+                            "duplicate key '" + key + "' (first at line " + std::to_string(earlier->second) + ")");
           }
-          converted.key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
-          converted.key_loc = at(entry.first.Mark(), converted.key.size());
-          converted.value = convert(entry.second);
+          converted.key = std::move(key);
+          converted.value = convert(entry.second, depth + 1);
           if (converted.value.is_null()) converted.value.loc = converted.key_loc;
           node.entries.push_back(std::move(converted));
         }
         break;
+      }
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined:
         node.loc = at(yaml.Mark(), 1);
@@ -96,10 +123,19 @@ Node parse_yaml(const SourceRef& source, int line_offset, int column_offset) {
 Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset) {
   Converter converter{source, line_offset, column_offset};
   try {
-    YAML::Node root = YAML::Load(std::string(text));
+    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    if (documents.size() > 1) {
+      throw UserError(converter.at(documents[1].Mark(), 1),
+                      "a second YAML document ('---'): ezpz reads one document per file",
+                      "put one job in each file, or remove the '---' line");
+    }
+    YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     Node node = converter.convert(root);
     if (node.is_null()) node.loc = SourceLoc{source, 0, 0, 1};
     return node;
+  } catch (const YAML::DeepRecursion& error) {
+    // yaml-cpp's own guard (its text is "bad file"), before ezpz's limit can say it.
+    throw UserError(converter.at(error.mark, 1), "nesting deeper than " + std::to_string(k_max_depth) + " levels");
   } catch (const YAML::Exception& error) {
     SourceLoc loc = converter.at(error.mark, 1);
     throw UserError(loc, "malformed YAML: " + error.msg);

@@ -75,13 +75,14 @@ std::string shell_quote(std::string_view word) {
 std::string printable(std::string_view text) {
   static const char* k_hex = "0123456789abcdef";
   std::string out;
+  bool escape_high = !is_valid_utf8(text);  // bytes of broken UTF-8 would garble the terminal
   for (char c : text) {
     unsigned char u = static_cast<unsigned char>(c);
     if (c == '\n') {
       out += "\\n";
     } else if (c == '\t') {
       out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
+    } else if (u < 0x20 || u == 0x7f || (escape_high && u >= 0x80)) {
       out += "\\x";
       out += k_hex[u >> 4];
       out += k_hex[u & 15];
@@ -187,6 +188,25 @@ std::optional<std::vector<std::string>> split_command_words(std::string_view tex
   }
   if (in_word) words.push_back(std::move(word));
   return words;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    unsigned long code = length == 1 ? byte : byte & (0x7F >> length);
+    for (size_t k = 1; k < length; ++k) {
+      auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next >> 6) != 0x2) return false;
+      code = (code << 6) | (next & 0x3F);
+    }
+    const unsigned long smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += length;
+  }
+  return true;
 }
 
 }  // namespace ezpz

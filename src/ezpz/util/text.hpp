@@ -31,6 +31,9 @@ std::string suggestion_hint(std::string_view word, const std::vector<std::string
 // `text` with control characters shown as escapes ("\n", "\x1b"), for quoting values in messages.
 std::string printable(std::string_view text);
 
+// Whether `text` is well-formed UTF-8 (no stray continuation bytes, overlong forms or surrogates).
+bool is_valid_utf8(std::string_view text);
+
 // "'a', 'b' or 'c'"
 std::string quoted_list(const std::vector<std::string>& items, std::string_view last_separator = " or ");
 

@@ -1,6 +1,7 @@
 // The located YAML tree: locations, errors from yaml-cpp, and merging for `extends:`.
 #include "ezpz/util/node.hpp"
 #include "ezpz/util/node_codec.hpp"
+#include "ezpz/util/text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,6 +41,58 @@ TEST(ParseYaml, RejectsDuplicateKeysInsteadOfKeepingOne) {
     EXPECT_EQ(error.diagnostics()[0].message, "duplicate key 'nodes' (first at line 1)");
     EXPECT_EQ(error.diagnostics()[0].loc.describe(), "dup.yaml:3:1");
   }
+}
+
+// Hostile documents end in a located error within a bound: no crash, no runaway memory.
+struct HostileCase {
+  const char* name;
+  std::string text;
+  const char* message;  // part of the error
+};
+
+TEST(ParseYaml, HostileDocumentsAreLocatedErrors) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  const HostileCase cases[] = {
+      {"recursive alias", "run: &r [x, *r]\n", "nesting deeper than 64 levels"},
+      {"alias bomb (10^10 values)", bomb, "expands to more than 1000000 values"},
+      {"nesting past yaml-cpp's guard", "run: " + std::string(3000, '[') + std::string(3000, ']') + "\n",
+       "nesting deeper than 64 levels"},
+      {"nesting past ezpz's", "run: " + std::string(70, '[') + std::string(70, ']') + "\n", "nesting deeper than 64"},
+      {"two documents", "run: [x]\n---\nnodes: 5\n", "a second YAML document"},
+      {"Latin-1 value", "env: {A: \"caf\xe9\"}\n", "'caf\\xe9' is not valid UTF-8"},
+      {"Latin-1 key", "env: {caf\xe9: 1}\n", "is not valid UTF-8"},
+  };
+  for (const auto& c : cases) {
+    try {
+      parse("hostile.yaml", c.text);
+      ADD_FAILURE() << c.name << ": no error";
+    } catch (const UserError& error) {
+      EXPECT_NE(error.diagnostics()[0].message.find(c.message), std::string::npos)
+          << c.name << ": " << error.diagnostics()[0].message;
+      EXPECT_GT(error.diagnostics()[0].loc.line, 0) << c.name;
+    }
+  }
+}
+
+TEST(ParseYaml, ManyKeysAreReadInLinearTime) {
+  std::string text = "env:\n";
+  for (int i = 0; i < 100000; ++i) text += "  V" + std::to_string(i) + ": x\n";
+  EXPECT_EQ(parse("many.yaml", text).find("env")->entries.size(), 100000u);
+}
+
+TEST(IsValidUtf8, AcceptsUtf8AndRejectsEverythingElse) {
+  EXPECT_TRUE(is_valid_utf8("plain café 日本 🙂"));
+  EXPECT_FALSE(is_valid_utf8("caf\xe9"));          // Latin-1
+  EXPECT_FALSE(is_valid_utf8("\xc3"));              // cut short
+  EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("\x80"));              // a lone continuation byte
 }
 
 TEST(ParseYaml, OffsetsShiftLocationsOfEmbeddedValues) {
