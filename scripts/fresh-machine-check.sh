@@ -81,8 +81,10 @@ die() { log "error: $*"; exit 1; }
 
 # Refuses (exit 3) while a Slurm or PBS test run is active on the host: same ports, same host name.
 check_idle() {
-  local pids
-  pids=$(pgrep -x 'slurmctld|slurmd|pbs_server.bin|pbs_server|pbs_mom|pbs_comm' | tr '\n' ' ') || true
+  local pids='' name
+  for name in slurmctld slurmd pbs_server.bin pbs_server pbs_mom pbs_comm; do
+    pids+=$(pgrep -x "$name" | tr '\n' ' ') || true
+  done
   if [[ -n ${pids// /} ]]; then
     log "refused: a test run seems active on this machine (slurmctld/slurmd/pbs_* PIDs: ${pids% }); the test"
     log "suite's Slurm cluster and PBS server use fixed ports. Run this again when it has finished."
@@ -288,9 +290,11 @@ for name in "${commands[@]}"; do
   start=$(date +%s)
   set +e
   # Its own PID namespace and /proc: the tests see only their own processes (a fresh machine has no other
-  # engineer's daemons), and whatever they leave running ends with the command.
+  # engineer's daemons), and whatever they leave running ends with the command. In the background and
+  # waited for, so a TERM to this script is handled at once (the EXIT trap stops the chroot's processes).
   unshare --pid --fork --mount-proc="$chroot_dir/proc" chroot "$chroot_dir" /usr/bin/env -i "${environment[@]}" /bin/bash -c \
-    "cd /root/$(basename "$root") && exec $command" >"$logfile" 2>&1 </dev/null
+    "cd /root/$(basename "$root") && exec $command" >"$logfile" 2>&1 </dev/null &
+  wait "$!"
   status=$?
   set -e
   duration=$(($(date +%s) - start))
