@@ -88,6 +88,11 @@ YAML
 check "a profile on EZPZ_SYSTEMS_PATH is listed" bash -c "EZPZ_SYSTEMS_PATH='$workdir/profiles' '$ezpz' systems list | grep -q '^mycluster '"
 check "a profile on EZPZ_SYSTEMS_PATH renders" bash -c "EZPZ_SYSTEMS_PATH='$workdir/profiles' '$ezpz' render '$workdir/job.yaml' --system mycluster | grep -q -- '--gpus-per-node=4'"
 
+# A --set value that is not UTF-8 is a located error, not an abort in the JSON of the resolved job.
+"$ezpz" render "$workdir/job.yaml" --system slurm --set $'setup=echo caf\xe9' >/dev/null 2>"$workdir/err"
+check "--set with a Latin-1 byte exits 1" test $? -eq 1
+check "... and names it" grep -q "'setup=echo caf\\\\xe9' is not valid UTF-8" "$workdir/err"
+
 # A stdout that cannot be written (a full disk: /dev/full) is an error, never a truncated success.
 for command in "render $workdir/job.yaml --system slurm" schema "systems list" "hostlist expand n[1-3]"; do
   # shellcheck disable=SC2086 # the command's words

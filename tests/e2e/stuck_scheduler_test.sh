@@ -49,6 +49,12 @@ check "a failing scancel: exit 1" test $? -eq 1
 check "... its stderr is cut in the message ($(wc -c <"$workdir/err") bytes)" test "$(wc -c <"$workdir/err")" -lt 6000
 check "... and says how much was left out" grep -q "more bytes\]" "$workdir/err"
 
+# Scheduler output that is not UTF-8 still gives JSON (the byte becomes U+FFFD), not an abort.
+stand_in scontrol "printf 'JobId=77 JobState=PENDING Reason=caf\\351\\n'"
+"$ezpz" status 77 --system slurm --json >"$workdir/out" 2>"$workdir/err"
+check "status --json of Latin-1 scontrol output exits 0 ($(head -c 200 "$workdir/err"))" test $? -eq 0
+check "... and prints JSON" /usr/bin/python3 -c "import json, sys; assert json.load(open(sys.argv[1]))[0]['state'] == 'queued'" "$workdir/out"
+
 # Bad settings stop before anything is submitted.
 stand_in sbatch "echo 1 >>'$workdir/sbatch.calls'; echo 99"
 EZPZ_POLL_SECONDS=abc timeout 30 "$ezpz" submit "$workdir/job.yaml" --wait >/dev/null 2>"$workdir/err"

@@ -45,7 +45,8 @@ int run_status(const StatusFlags& flags) {
               << (ref.record ? ref.record->submitted_at : "") << (status.detail.empty() ? "" : "  (" + status.detail + ")")
               << "\n";
   }
-  if (flags.json) std::cout << all.dump(2) << "\n";
+  // Scheduler output may hold any bytes: invalid UTF-8 becomes U+FFFD rather than an abort.
+  if (flags.json) std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return k_exit_ok;
 }
 
