@@ -276,6 +276,12 @@ node_free() {
 
 configure_server() {
   qmgr_c "set server job_history_enable = True"
+  # Forget the finished jobs of earlier runs: after a restart the server's next job id was seen to lag
+  # behind the ids in its history (0, then the id of the last job), and qsub then fails with "Job with
+  # requested ID already exists" (exit 161) until the counter has passed them.
+  local finished=()
+  mapfile -t finished < <(pbs qselect -x -s F 2>/dev/null)
+  if ((${#finished[@]})); then pbs qdel -x "${finished[@]}" >/dev/null 2>&1 || true; fi
   qmgr_c "set server scheduler_iteration = 5"
   # Site resources of the ALCF systems: -l filesystems=…, select=…:system=polaris, ngpus per node,
   # place=…:group=tier0.
