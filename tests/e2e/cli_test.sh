@@ -93,6 +93,15 @@ check "a profile on EZPZ_SYSTEMS_PATH renders" bash -c "EZPZ_SYSTEMS_PATH='$work
 check "--set with a Latin-1 byte exits 1" test $? -eq 1
 check "... and names it" grep -q "'setup=echo caf\\\\xe9' is not valid UTF-8" "$workdir/err"
 
+# A spec path that is no regular file is refused at once: a FIFO or /dev/zero hung, a directory aborted.
+mkdir -p "$workdir/a-dir"
+mkfifo "$workdir/a-fifo"
+for spec in "$workdir/a-dir" /dev/zero "$workdir/a-fifo"; do
+  timeout 10 "$ezpz" validate "$spec" >/dev/null 2>"$workdir/err"
+  check "validate $spec exits 1 at once (got $?)" test $? -eq 1
+  check "... and says what it is" grep -q "cannot read job spec '$spec': it is a" "$workdir/err"
+done
+
 # A stdout that cannot be written (a full disk: /dev/full) is an error, never a truncated success.
 for command in "render $workdir/job.yaml --system slurm" schema "systems list" "hostlist expand n[1-3]"; do
   # shellcheck disable=SC2086 # the command's words

@@ -12,6 +12,8 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -28,12 +30,8 @@ std::string read_stdin() {
 
 std::string read_text_file(const std::string& path) {
   if (path == "-") return read_stdin();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw UserError("cannot read nodefile '" + path + "': " + std::strerror(errno),
-                    "inside a PBS job the nodefile is $PBS_NODEFILE; use '-' to read stdin");
-  }
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>{});
+  return read_regular_file(path, "nodefile '" + path + "'", k_max_hostfile_bytes,
+                           "inside a PBS job the nodefile is $PBS_NODEFILE; use '-' to read stdin");
 }
 
 // One name or list per argument; '-' stands for the whitespace-separated words of stdin.

@@ -7,6 +7,8 @@
 
 #include "ezpz/profile/read_profile.hpp"
 #include "ezpz/util/embedded.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/node_codec.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -18,8 +20,7 @@ const std::string k_systems_dir = "systems/";
 const std::string k_yaml = ".yaml";
 
 std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return read_regular_file(path.string(), "profile '" + path.string() + "'", k_max_spec_bytes);
 }
 
 bool ends_with(const std::string& text, const std::string& suffix) {

@@ -6,6 +6,8 @@
 
 #include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/limits.hpp"
 
 namespace ezpz {
 namespace {
@@ -21,10 +23,8 @@ const HostSource k_host_sources[] = {
 const char* const k_job_id_variables[] = {"PBS_JOBID", "SLURM_JOB_ID", "EZPZ_JOB_ID"};
 
 std::vector<std::string> read_hostfile(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw UserError("cannot read the host file " + what, "check that the file exists on this node");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return read_nodefile(text);
+  return read_nodefile(
+      read_regular_file(path, "the host file " + what, k_max_hostfile_bytes, "check that the file exists on this node"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <iterator>
 
 #include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/limits.hpp"
 
 namespace ezpz {
 
@@ -14,9 +16,7 @@ JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics) {
     name = "<stdin>";
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UserError("cannot read job spec '" + path + "'", "check the path; use '-' to read from stdin");
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    text = read_regular_file(path, "job spec '" + path + "'", k_max_spec_bytes, "check the path; use '-' to read from stdin");
   }
   Node root = parse_yaml(make_source(name, std::move(text)));
   return read_job_spec(root, OriginKind::spec, diagnostics);

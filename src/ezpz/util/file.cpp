@@ -2,10 +2,13 @@
 #include "ezpz/util/file.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "ezpz/util/error.hpp"
@@ -46,6 +49,34 @@ void write_file_atomically(const std::string& path, const std::string& text, boo
     std::remove(temporary.c_str());
     throw UserError("cannot write '" + path + "'", "check that the directory exists and is writable");
   }
+}
+
+std::string read_regular_file(const std::string& path, const std::string& what, std::size_t max_bytes,
+                              const std::string& hint) {
+  // O_NONBLOCK: opening a FIFO would wait for a writer; the kind is checked on the open descriptor.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw UserError("cannot read " + what + ": " + std::strerror(errno), hint);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw UserError("cannot read " + what + ": it is " + file_kind(info.st_mode), "give the path of a regular file");
+  }
+  if (static_cast<std::size_t>(info.st_size) > max_bytes) {
+    ::close(fd);
+    throw UserError("cannot read " + what + ": " + std::to_string(info.st_size) + " bytes, more than the " +
+                    std::to_string(max_bytes) + " ezpz reads (docs/limits.md)");
+  }
+  std::string text(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // the file shrank while read: what is there
+    done += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  text.resize(done);
+  return text;
 }
 
 std::optional<std::vector<std::string>> directory_names(const std::string& path) {

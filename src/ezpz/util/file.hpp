@@ -1,6 +1,7 @@
 // Whole files written so that readers never see them half-written, and directory listings.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,13 @@ namespace ezpz {
 // Throws UserError naming `path` on failure, and when `path` exists but is not a regular file (a
 // symlink, a device, a directory …), which it never replaces.
 void write_file_atomically(const std::string& path, const std::string& text, bool executable = false);
+
+// The whole of the regular file `path`, at most `max_bytes` of it. Throws UserError naming `what`
+// (e.g. "job spec 'job.yaml'") when it cannot be opened, is not a regular file (a directory, a FIFO
+// that would block, /dev/zero that never ends) or is larger than `max_bytes`; `hint` goes with the
+// error when it cannot be opened.
+std::string read_regular_file(const std::string& path, const std::string& what, std::size_t max_bytes,
+                              const std::string& hint = {});
 
 // The names in directory `path` (without "." and ".."), in the order the file system gives them;
 // nullopt when it cannot be opened, with errno saying why.

@@ -10,6 +10,13 @@ namespace ezpz {
 // overflow, and no machine has a million nodes or a million ranks on one.
 constexpr long k_max_count = 1'000'000;
 
+// A job spec or a system profile file (the largest shipped profile is a few KiB).
+constexpr std::size_t k_max_spec_bytes = 1u << 20;
+
+// A host file ($PBS_NODEFILE, --hostfile): a 10,000-node allocation with 128 ranks per node listed
+// is about 80 MiB of names.
+constexpr std::size_t k_max_hostfile_bytes = 256u << 20;
+
 // What ezpz keeps of each output stream of a scheduler command (qstat -f of one job is a few KiB).
 constexpr std::size_t k_max_command_output = 16u << 20;
 
