@@ -378,8 +378,8 @@ check "qdel: substate 91 (deleted)" test "$(qstat_field substate "$queued" -x)" 
 running=3.$server
 echo R >"$FAKE_PBS_DIR/jobs/$running/state"
 check "qdel a running job" qdel "$running"
-check "qdel: a deleted running ezpz script has Exit_status 143 (as OpenPBS 23.06 showed)" \
-  test "$(qstat_field Exit_status "$running" -x)" = 143
+check "qdel: a deleted running job has Exit_status 271 (256 + SIGTERM, as OpenPBS 23.06 showed)" \
+  test "$(qstat_field Exit_status "$running" -x)" = 271
 check "qdel: a deleted running job has substate 91" test "$(qstat_field substate "$running" -x)" = 91
 reject "qdel: finished job" 35 "qdel: Job has finished $first" qdel "$first"
 reject "qdel: unknown job" 153 "qdel: Unknown Job Id 999.$server" qdel "999.$server"

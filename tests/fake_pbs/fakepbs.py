@@ -820,9 +820,10 @@ def qdel(io, d, argv):
                 failed = PBSE_HISTJOBID
                 continue
             if state in "RE":
-                # Seen on OpenPBS 23.06: a running ezpz script deleted with qdel ends with Exit_status 143
-                # (its shell exits 128 + SIGTERM) and substate 91; a shell killed outright would be 256 + N.
-                write_file(os.path.join(job_dir, "exit_status"), "143\n")
+                # Seen on OpenPBS 23.06 (tests/pbs): a running job deleted with qdel ends with substate 91
+                # and Exit_status 271 (256 + SIGTERM; 265 with -W force).
+                forced = any(letter == "W" and value == "force" for letter, value in parsed)
+                write_file(os.path.join(job_dir, "exit_status"), "265\n" if forced else "271\n")
             write_file(os.path.join(job_dir, "deleted"), f"{state}\n")
             write_file(os.path.join(job_dir, "state"), "F\n")
     return failed

@@ -49,7 +49,9 @@ INSTANTIATE_TEST_SUITE_P(Schedulers, QueryStatus, ::testing::Values(
     Case{"pbs", {0, pbs("F", R"(,"Exit_status":0)"), ""}, "completed", 0},
     Case{"pbs", {0, pbs("F", R"(,"Exit_status":3)"), ""}, "failed", 3},
     Case{"pbs", {0, pbs("F", R"(,"Exit_status":271,"substate":91)"), ""}, "cancelled", 143},
-    // Seen on OpenPBS 23.06: qdel of a running ezpz script ends it with Exit_status 143, substate 91.
+    // Seen on OpenPBS 23.06 (tests/pbs): qdel -W force of a running job gives 265, substate 91; a
+    // script that traps TERM and exits 128 + 15 gives 143. Both are cancelled, not failed.
+    Case{"pbs", {0, pbs("F", R"(,"Exit_status":265,"substate":91)"), ""}, "cancelled", 137},
     Case{"pbs", {0, pbs("F", R"(,"Exit_status":143,"substate":91)"), ""}, "cancelled", 143},
     Case{"pbs", {0, pbs("F", R"(,"Exit_status":265,"substate":93)"), ""}, "failed", 137},
     Case{"pbs", {0, pbs("F", R"(,"substate":91)"), ""}, "cancelled", -1},
