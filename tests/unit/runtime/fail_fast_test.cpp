@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../test_support.hpp"
+#include "runtime_support.hpp"
 #include "ezpz/runtime/rank_environment.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
 
@@ -18,12 +18,8 @@ namespace {
 
 using Variables = std::map<std::string, std::string>;
 
-RankEnvironment on(const std::string& system, Variables variables) {
-  RuntimeInputs inputs;
-  inputs.profile = &test::builtin_catalog().system(system);
-  inputs.env = table_env(std::move(variables));
-  inputs.device_root = "/nonexistent";
-  return rank_environment(inputs);
+RankEnvironment on(const std::string& system, std::map<std::string, std::string> variables) {
+  return test::rank_environment_on(system, std::move(variables));
 }
 
 std::string nodefile(const std::string& text) { return test::temp_file("ezpz-fail-fast-nodes", text); }

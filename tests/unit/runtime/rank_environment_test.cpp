@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../test_support.hpp"
+#include "runtime_support.hpp"
 
 namespace ezpz {
 namespace {
@@ -16,11 +16,7 @@ std::map<std::string, std::string> exports_of(const RankEnvironment& env) {
 }
 
 RankEnvironment on(const std::string& system, std::map<std::string, std::string> variables) {
-  RuntimeInputs inputs;
-  inputs.profile = &test::builtin_catalog().system(system);
-  inputs.env = table_env(std::move(variables));
-  inputs.device_root = "/nonexistent";
-  return rank_environment(inputs);
+  return test::rank_environment_on(system, std::move(variables));
 }
 
 std::string nodefile(const std::string& text) { return test::temp_file("ezpz-nodefile", text); }
