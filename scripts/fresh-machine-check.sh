@@ -13,8 +13,8 @@ Proves the README's Quickstart works on a fresh Debian 12 machine: for each comm
 `debootstrap --variant=minbase bookworm` chroot (what the debian:12 image has: Priority required + apt),
 copies this checkout as the working tree has it (tracked and untracked files, not the ignored ones such
 as build dirs; --commit REV: that commit instead) to /root/<checkout name> and ../shared beside it
-(tests use ../shared/third_party), mounts /sys (with the host's cgroups), /dev, /dev/pts, a fresh
-/dev/shm and /run, and runs the command exactly as the README writes it, as root,
+(tests use ../shared/third_party), bind-mounts the chroot on itself (so / is a mount point), mounts /sys
+(with the host's cgroups), /dev, /dev/pts, a fresh /dev/shm and /run, and runs the command exactly as the README writes it, as root,
 from the checkout, with a clean login environment (HOME=/root, Debian's root PATH, no LANG):
   1. ./scripts/quickstart.sh
   2. ./scripts/test.sh        with CI=true as CI services set it (.ci/run runs this command), so tests
@@ -256,6 +256,9 @@ prepare_chroot() {  # prepare_chroot DIR
     log "warning: no ../shared beside the checkout: tests that use it will fail"
   fi
 
+  # The root a mount point of its own, as / is on a machine (tests that make a mount namespace remount /
+  # private, which fails on a plain directory).
+  mount_in "$chroot_dir" --bind "$chroot_dir"
   # With the host's cgroup mounts below it, as on a booted machine (slurmd needs /sys/fs/cgroup); rslave,
   # so unmounting the chroot's copy never unmounts the host's.
   mount_in "$chroot_dir/sys" --rbind /sys
