@@ -39,6 +39,9 @@ ranks_per_node: 2
 walltime: 5m
 stage:
   - {src: "$src", dest: "$staged/%n/data"}
+# The virtual nodes' names (n1, n2) resolve nowhere, and ezpz exec checks the rendezvous host of a
+# multi-node job: the nodes share this host's loopback, as in the other Slurm tests.
+env: {MASTER_ADDR: 127.0.0.1}
 run: [bash, -c, 'echo "rank \$SLURM_PROCID on \$SLURMD_NODENAME: \$(sha256sum <"$staged/\$SLURMD_NODENAME/data/big.bin" | cut -d" " -f1) \$(cat "$staged/\$SLURMD_NODENAME/data/hello.txt")"']
 YAML
 "$ezpz" render stage.yaml >"$workdir/stage.sh" 2>"$workdir/render.err"
