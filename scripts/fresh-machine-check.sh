@@ -14,8 +14,9 @@ Proves the README's Quickstart works on a fresh Debian 12 machine: for each comm
 copies this checkout as the working tree has it (tracked and untracked files, not the ignored ones such
 as build dirs; --commit REV: that commit instead) to /root/<checkout name> and ../shared beside it
 (tests use ../shared/third_party), bind-mounts the chroot on itself (so / is a mount point), mounts /sys
-(with the host's cgroups), /dev, /dev/pts, a fresh /dev/shm and /run, and runs the command exactly as the README writes it, as root,
-from the checkout, with a clean login environment (HOME=/root, Debian's root PATH, no LANG):
+(with the host's cgroups), /dev, /dev/pts, a fresh /dev/shm and /run, and runs the command exactly as
+the README writes it, as root, from the checkout, with a clean login environment (HOME=/root, Debian's
+root PATH, no LANG):
   1. ./scripts/quickstart.sh
   2. ./scripts/test.sh        with CI=true as CI services set it (.ci/run runs this command), so tests
                               that would skip for a missing program fail instead; --no-ci leaves it out
@@ -295,8 +296,9 @@ for name in "${commands[@]}"; do
   # Its own PID namespace and /proc: the tests see only their own processes (a fresh machine has no other
   # engineer's daemons), and whatever they leave running ends with the command. In the background and
   # waited for, so a TERM to this script is handled at once (the EXIT trap stops the chroot's processes).
-  unshare --pid --fork --mount-proc="$chroot_dir/proc" chroot "$chroot_dir" /usr/bin/env -i "${environment[@]}" /bin/bash -c \
-    "cd /root/$(basename "$root") && exec $command" >"$logfile" 2>&1 </dev/null &
+  unshare --pid --fork --mount-proc="$chroot_dir/proc" \
+    chroot "$chroot_dir" /usr/bin/env -i "${environment[@]}" \
+    /bin/bash -c "cd /root/$(basename "$root") && exec $command" >"$logfile" 2>&1 </dev/null &
   wait "$!"
   status=$?
   set -e
