@@ -8,6 +8,7 @@
 #include <regex>
 #include <string_view>
 
+#include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
@@ -23,6 +24,20 @@ const std::pair<const char*, const char*> k_vendor_kind[] = {{"0x10de", "cuda"},
 // Intel render nodes that are data-center GPUs (PCI ids, pci.ids: 0x0bd* Data Center GPU Max,
 // "Ponte Vecchio"; 0x56c* Data Center GPU Flex). Integrated graphics must not turn a laptop into XPU.
 const char* const k_intel_gpu_prefixes[] = {"0x0bd", "0x56c"};
+
+// The device ids a visibility variable lists ("0,2", "GPU-uuid,…"); an empty id (",,,") is an error
+// naming the variable: the ranks would share or miss devices without a word.
+std::vector<std::string> visible_ids(const std::string& variable, const std::string& value) {
+  std::vector<std::string> ids;
+  for (auto& item : split(trim(value), ',')) {
+    if (trim(item).empty()) {
+      throw UserError(variable + "='" + printable(value) + "' lists an empty device id",
+                      "unset it, or list ids separated by commas such as 0,1");
+    }
+    ids.push_back(trim(item));
+  }
+  return ids;
+}
 
 // Vendor visibility variables that name devices where no device node can be seen (containers).
 const std::pair<const char*, const char*> k_vendor_variables[] = {{"CUDA_VISIBLE_DEVICES", "cuda"},
@@ -105,7 +120,7 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
       auto value = env(variable);
       if (!value || trim(*value).empty() || *value == "-1" || *value == "NoDevFiles") continue;
       devices.kind = kind;
-      devices.count = static_cast<int>(split(trim(*value), ',').size());
+      devices.count = static_cast<int>(visible_ids(variable, *value).size());
       devices.visibility = variable;  // choose within what it names (HIP_VISIBLE_DEVICES stays HIP's)
       *source = std::string(variable) + "=" + *value;
       break;
@@ -129,9 +144,7 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
   auto at = [&](long index) { return type + ":" + std::to_string(index); };
   std::string variable = devices.visibility.empty() ? kind_info(devices.kind).second : devices.visibility;
   std::vector<std::string> visible;
-  if (auto set = env(variable); set && !trim(*set).empty()) {
-    for (auto& item : split(trim(*set), ',')) visible.push_back(trim(item));
-  }
+  if (auto set = env(variable); set && !trim(*set).empty()) visible = visible_ids(variable, *set);
   if (visible.size() == 1) {
     choice.torch_device = at(0);
     choice.reason = variable + "=" + visible[0] + " set by the launcher: one device visible";

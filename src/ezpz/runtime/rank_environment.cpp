@@ -108,6 +108,11 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
                     "ezpz will not guess localhost for a multi-node job (ranks would hang); export MASTER_ADDR");
   }
   if (auto port = env("MASTER_PORT"); port && !port->empty()) {
+    bool digits = port->size() <= 5 && std::all_of(port->begin(), port->end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits || std::stol(*port) < 1 || std::stol(*port) > 65535) {
+      throw UserError("MASTER_PORT='" + printable(*port) + "' is not a TCP port (1 to 65535)",
+                      "unset it: ezpz derives a port from the job id");
+    }
     out.master_port = *port;
   } else if (inputs.profile != nullptr && inputs.profile->master_port) {
     out.master_port = std::to_string(*inputs.profile->master_port);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ezpz/util/error.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -109,6 +111,8 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   EXPECT_EQ(found.kind, "cuda");
   EXPECT_EQ(found.count, 2);
   EXPECT_EQ(probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", "-1"}}), &source).kind, "cpu");
+  EXPECT_THROW(probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", ",,,"}}), &source), UserError)
+      << "',,,' counted as 4 devices";
   found = probe_devices(empty.string(), table_env({{"HIP_VISIBLE_DEVICES", "3"}}), &source);
   EXPECT_EQ(found.kind, "rocm");
   EXPECT_EQ(found.visibility, "HIP_VISIBLE_DEVICES") << "choose within the variable that named the devices";

@@ -89,6 +89,19 @@ TEST(RankEnvironment, MultiNodeWithoutHostsFailsInsteadOfGuessingLocalhost) {
   }
 }
 
+TEST(RankEnvironment, BadMasterPortAndVisibilityListsAreErrors) {
+  for (const char* port : {"abc", "0", "65536", "-1", "12ab", "999999"}) {
+    EXPECT_THROW(on("aurora", {{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", port}}), UserError) << port;
+  }
+  // Polaris picks a GPU from what the launcher left visible: an empty id would be taken as a device.
+  for (const char* list : {",,,", "0,,1", "0,"}) {
+    EXPECT_THROW(on("polaris", {{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"PMI_LOCAL_RANK", "1"}, {"PMI_LOCAL_SIZE", "2"},
+                                {"CUDA_VISIBLE_DEVICES", list}}),
+                 UserError)
+        << list;
+  }
+}
+
 TEST(RankEnvironment, ExplicitChoicesWin) {
   auto env = exports_of(on("aurora", {{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "1234"}, {"EZPZ_TORCH_DEVICE", "cpu"},
                                       {"EZPZ_TORCH_BACKEND", "gloo"}}));
