@@ -88,8 +88,13 @@ std::optional<JobRecord> find_record(const std::string& root, const std::string&
     }
     return std::nullopt;
   }
-  std::ifstream in(file);
-  return JobRecord::from_json(nlohmann::json::parse(in), fs::path(file).parent_path().string());
+  try {
+    std::ifstream in(file);
+    return JobRecord::from_json(nlohmann::json::parse(in), fs::path(file).parent_path().string());
+  } catch (const nlohmann::json::exception& damage) {
+    throw UserError("the record of job '" + job_id + "' is damaged: " + file.string() + ": " + damage.what(),
+                    "the job's script is kept beside it (job.sh); pass --system to reach the job without its record");
+  }
 }
 
 }  // namespace ezpz

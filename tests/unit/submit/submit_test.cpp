@@ -150,6 +150,20 @@ TEST(Submit, ASecondJobWithTheSameIdKeepsTheFirstRecord) {
   EXPECT_EQ(kept, 1) << "the first record was deleted";
 }
 
+TEST(FindRecord, ADamagedRecordIsAnErrorThatNamesIt) {
+  Fixture f;
+  for (const char* damage : {"{not json", "[1, 2]", R"({"job_id": 7, "scheduler": "slurm"})"}) {
+    fs::create_directories(f.root / "12");
+    std::ofstream(f.root / "12" / "record.json") << damage;
+    try {
+      find_record(f.root.string(), "12");
+      ADD_FAILURE() << damage << ": no error";
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find("the record of job '12' is damaged"), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST(Submit, SpecOutputPathsExpandSlurmPatterns) {
   Fixture f;
   ResolvedJob job = job_for("system: slurm\nname: t\noutput: logs/%x-%j.out\nrun: [x]\n");
