@@ -30,6 +30,12 @@ sleep 0.2
 check "no rank survives SIGTERM" test -z "$(pgrep -f "$marker-term")"
 
 check "--dry-run prints and runs nothing" bash -c "'$ezpz' launch --system local -n 2 --dry-run -- false | grep -q 'exec -- false'"
+: >"$workdir/no-hosts"
+"$ezpz" launch --system pbs --hostfile "$workdir/no-hosts" --dry-run -- true >/dev/null 2>"$workdir/err"
+check "an empty host file is exit 1, not a one-node launch (got $?)" test $? -eq 1
+check "... and says so" grep -q "the host file '$workdir/no-hosts' names no hosts" "$workdir/err"
+PBS_NODEFILE="$workdir/no-hosts" PBS_JOBID=1 "$ezpz" launch --dry-run -- true >/dev/null 2>"$workdir/err"
+check "an empty PBS_NODEFILE is an error ($(cat "$workdir/err"))" grep -q "PBS_NODEFILE=.* names no hosts" "$workdir/err"
 "$ezpz" launch --system local -n 3 --nodes 2 -- true >/dev/null 2>&1
 check "-n that does not divide over the nodes is an error" test $? -eq 1
 

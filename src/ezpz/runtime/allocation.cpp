@@ -23,8 +23,11 @@ const HostSource k_host_sources[] = {
 const char* const k_job_id_variables[] = {"PBS_JOBID", "SLURM_JOB_ID", "EZPZ_JOB_ID"};
 
 std::vector<std::string> read_hostfile(const std::string& path, const std::string& what) {
-  return read_nodefile(
+  std::vector<std::string> hosts = read_nodefile(
       read_regular_file(path, "the host file " + what, k_max_hostfile_bytes, "check that the file exists on this node"));
+  // An empty one would silently become a one-node launch.
+  if (hosts.empty()) throw UserError("the host file " + what + " names no hosts", "a host file has one host name per line");
+  return hosts;
 }
 
 }  // namespace
