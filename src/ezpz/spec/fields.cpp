@@ -486,9 +486,9 @@ void apply_value(JobSpec& spec, std::string_view path_view, const SourceRef& sou
                  OriginKind kind, Diagnostics& diagnostics) {
   std::string path(path_view);
   std::string_view text = std::string_view(source->text).substr(value_column);
-  if (!is_valid_utf8(source->text)) {  // as in files (util/node.cpp): scripts and records are UTF-8
+  if (std::string problem = text_problem(source->text); !problem.empty()) {  // as in files (util/node.cpp)
     diagnostics.error(SourceLoc{source, 1, 1, static_cast<int>(std::max<size_t>(1, source->text.size()))},
-                      "'" + printable(source->text) + "' is not valid UTF-8");
+                      "'" + printable(source->text) + "' " + problem);
     return;
   }
   Node value;

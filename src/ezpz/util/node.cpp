@@ -32,11 +32,12 @@ struct Converter {
     return SourceLoc{source, line, column, static_cast<int>(std::max<size_t>(1, length))};
   }
 
-  // Text that reaches scripts and JSON records must be UTF-8: a Latin-1 byte is named where it is.
+  // Text that reaches scripts and JSON records must be UTF-8 (a Latin-1 byte is named where it is) and
+  // hold no NUL or CR: bash drops a NUL, so the program would get another value, and sbatch refuses CR.
   void check_text(const std::string& text, const YAML::Mark& mark) const {
-    if (!is_valid_utf8(text)) {
-      throw UserError(at(mark, text.size()), "'" + printable(text) + "' is not valid UTF-8",
-                      "save the file as UTF-8 (iconv -f latin1 -t utf-8)");
+    if (std::string problem = text_problem(text); !problem.empty()) {
+      throw UserError(at(mark, text.size()), "'" + printable(text) + "' " + problem,
+                      is_valid_utf8(text) ? "" : "save the file as UTF-8 (iconv -f latin1 -t utf-8)");
     }
   }
 

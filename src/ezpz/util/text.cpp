@@ -209,4 +209,11 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
+std::string text_problem(std::string_view text) {
+  if (!is_valid_utf8(text)) return "is not valid UTF-8";
+  if (text.find('\0') != std::string_view::npos) return "holds a NUL byte";
+  if (text.find('\r') != std::string_view::npos) return "holds a carriage return";
+  return {};
+}
+
 }  // namespace ezpz

@@ -34,6 +34,10 @@ std::string printable(std::string_view text);
 // Whether `text` is well-formed UTF-8 (no stray continuation bytes, overlong forms or surrogates).
 bool is_valid_utf8(std::string_view text);
 
+// Why `text` cannot be a value of a spec or profile ("is not valid UTF-8", "holds a NUL byte", "holds
+// a carriage return"), or "" when it can.
+std::string text_problem(std::string_view text);
+
 // "'a', 'b' or 'c'"
 std::string quoted_list(const std::vector<std::string>& items, std::string_view last_separator = " or ");
 

@@ -93,6 +93,10 @@ TEST(IsValidUtf8, AcceptsUtf8AndRejectsEverythingElse) {
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a surrogate
   EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
   EXPECT_FALSE(is_valid_utf8("\x80"));              // a lone continuation byte
+  EXPECT_EQ(text_problem("fine, café"), "");
+  EXPECT_EQ(text_problem(std::string("a\0b", 3)), "holds a NUL byte");
+  EXPECT_EQ(text_problem("a\r\nb"), "holds a carriage return");
+  EXPECT_EQ(text_problem("caf\xe9"), "is not valid UTF-8");
 }
 
 TEST(ParseYaml, OffsetsShiftLocationsOfEmbeddedValues) {
