@@ -8,35 +8,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$here/lib.sh"
 ezpz=$1
+rank=$here/fail_fast_rank.sh  # rank 1 exits 3 once the other three sleep
 limit=30  # seconds a launch may take before it counts as not failing fast
-
-# A rank: rank 1 waits until the other three have started, then exits 3; the others record their PID
-# and sleep as ranks waiting in a rendezvous would.
-cat >"$workdir/rank.sh" <<'SH'
-#!/bin/sh
-dir=$1
-if [ "$RANK" = 1 ]; then
-  for _ in $(seq 200); do
-    [ "$(find "$dir" -type f | wc -l)" -ge 3 ] && exit 3
-    sleep 0.05
-  done
-  exit 3
-fi
-echo $$ >"$dir/$RANK"
-exec sleep 300
-SH
-chmod +x "$workdir/rank.sh"
-
-alive() {  # alive PID: running and not a zombie
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  stat=${stat##*) }
-  [[ ${stat:0:1} != Z ]]
-}
 
 pids_of() { echo "$workdir/pids-${1//[^a-z]/_}"; }  # pids_of NAME: where that run's ranks record PIDs
 
-# run_failing NAME COMMAND...: runs COMMAND (4 ranks of rank.sh with `pids_of NAME` as argument) and
+# run_failing NAME COMMAND...: runs COMMAND (4 ranks of fail_fast_rank.sh with `pids_of NAME` as argument) and
 # checks exit code 3, the time taken, and that no sleeping rank is left.
 run_failing() {
   local name=$1 pids
@@ -67,10 +44,10 @@ command -v mpiexec.openmpi >/dev/null || cannot_run "Open MPI's mpiexec.openmpi 
 unset RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT PBS_NODEFILE PBS_JOBID SLURM_JOB_ID
 
 # Hydra stops the other ranks only for a PMI client that ends before PMI finalize: ezpz exec is one.
-run_failing "mpiexec.mpich" mpiexec.mpich -n 4 "$ezpz" exec --system local -- "$workdir/rank.sh" "$(pids_of mpiexec.mpich)"
+run_failing "mpiexec.mpich" mpiexec.mpich -n 4 "$ezpz" exec --system local -- "$rank" "$(pids_of mpiexec.mpich)"
 # Open MPI's mpirun stops the others by default and returns the first failing rank's code.
 run_failing "mpiexec.openmpi" mpiexec.openmpi --allow-run-as-root --oversubscribe -n 4 \
-  "$ezpz" exec --system local -- "$workdir/rank.sh" "$(pids_of mpiexec.openmpi)"
+  "$ezpz" exec --system local -- "$rank" "$(pids_of mpiexec.openmpi)"
 
 # `ezpz launch` of the pbs profile writes a PALS line (--ppn, --depth, --cpu-bind, --hostfile); this
 # stand-in drops what Hydra does not take and runs the ranks on real Hydra.
@@ -92,7 +69,7 @@ SH
 chmod +x "$workdir/bin/mpiexec"
 echo localhost >"$workdir/nodefile"
 run_failing "ezpz launch pbs" env PATH="$workdir/bin:$PATH" EZPZ_SYSTEM=pbs \
-  "$ezpz" launch --system pbs --hostfile "$workdir/nodefile" -n 4 -- "$workdir/rank.sh" "$(pids_of "ezpz launch pbs")"
+  "$ezpz" launch --system pbs --hostfile "$workdir/nodefile" -n 4 -- "$rank" "$(pids_of "ezpz launch pbs")"
 check "ezpz launch ran the pbs profile's PALS line" grep -q "ezpz launch: mpiexec -n 4 --ppn 4 --depth=1 --cpu-bind depth --hostfile" "$workdir/err"
 
 # A 2-node job (rank 0 of 4, 2 per node, as MPICH sets it) whose first host is not in DNS.

@@ -29,5 +29,12 @@ cannot_run() {
   echo "SKIP: $*" >&2
   exit 77
 }
+# alive PID: the process runs and is not a zombie (PID 1 reaps late in some containers).
+alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
 workdir=$(mktemp -d)
 trap 'rm -rf "$workdir"' EXIT

@@ -11,28 +11,12 @@ source "$here/../e2e/lib.sh"
 source "$here/lib.sh"
 cluster=$1
 ezpz=$2
+rank=$here/../e2e/fail_fast_rank.sh  # rank 1 exits 3 once the other three sleep
 enter_cluster "$cluster"
 limit=60  # seconds from submission to the end of --wait
 
 pids="$workdir/pids"
 mkdir -p "$pids"
-# Rank 1 waits until the other three have started (so that stopping them is what is tested), then
-# exits 3; the others record their PID and sleep.
-cat >"$workdir/rank.sh" <<'SH'
-#!/bin/sh
-dir=$1
-if [ "$RANK" = 1 ]; then
-  for _ in $(seq 400); do
-    [ "$(find "$dir" -type f | wc -l)" -ge 3 ] && exit 3
-    sleep 0.05
-  done
-  exit 3
-fi
-echo $$ >"$dir/$RANK"
-exec sleep 300
-SH
-chmod +x "$workdir/rank.sh"
-
 # The virtual nodes share this host: the rendezvous address is loopback.
 cat >"$workdir/job.yaml" <<YAML
 name: ezpz-fail-fast
@@ -42,7 +26,7 @@ nodes: 2
 ranks_per_node: 2
 walltime: 10m
 env: {MASTER_ADDR: 127.0.0.1}
-run: [$workdir/rank.sh, $pids]
+run: [$rank, $pids]
 YAML
 
 start=$SECONDS
@@ -66,12 +50,6 @@ field() {  # field NAME: NAME of the job in `ezpz status --json`
 check "ezpz status: failed ($report)" test "$(field state)" = failed
 check "ezpz status: exit code 3 ($report)" test "$(field exit_code)" = 3
 
-alive() {  # alive PID: running and not a zombie
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  stat=${stat##*) }
-  [[ ${stat:0:1} != Z ]]
-}
 files=("$pids"/*)
 check "the three other ranks had started (${files[*]##*/})" test "${#files[@]}" -eq 3
 left=()
