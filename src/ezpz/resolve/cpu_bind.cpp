@@ -2,9 +2,9 @@
 #include "ezpz/resolve/cpu_bind.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
+#include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
@@ -50,22 +50,9 @@ std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_p
 
 std::optional<long> cpus_in_list(const std::string& binding) {
   if (binding.rfind("list:", 0) != 0) return std::nullopt;
-  long smallest = std::numeric_limits<long>::max();
-  for (const auto& group : split(binding.substr(5), ':')) {
-    long count = 0;
-    for (const auto& range : split(group, ',')) {
-      auto dash = range.find('-');
-      try {
-        long first = std::stol(range.substr(0, dash));
-        long last = dash == std::string::npos ? first : std::stol(range.substr(dash + 1));
-        count += last - first + 1;
-      } catch (const std::exception&) {
-        return std::nullopt;
-      }
-    }
-    smallest = std::min(smallest, count);
-  }
-  return smallest;
+  CpuList list = parse_cpu_list(std::string_view(binding).substr(5));
+  if (!list.problem.empty() || list.cpus_per_group.empty()) return std::nullopt;
+  return *std::min_element(list.cpus_per_group.begin(), list.cpus_per_group.end());
 }
 
 std::optional<std::string> cpu_binding(const Launcher& launcher, const NodeShape& node, long ranks_per_node) {

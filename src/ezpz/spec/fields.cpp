@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -89,30 +90,12 @@ ValueType<std::string> text_type() {
           [](const Node& node, const std::string& path, Diagnostics& d) { return read_string(node, path, d); }};
 }
 
-// "list:A-B,C:D-E": colon-separated groups (one per rank) of comma-separated cpu ids or ascending
-// ranges. The first problem in `list`, or "" when it is well formed.
-std::string cpu_list_problem(const std::string& list) {
-  for (const auto& group : split(list, ':')) {
-    for (const auto& range : split(group, ',')) {
-      auto dash = range.find('-');
-      std::string first = range.substr(0, dash);
-      std::string last = dash == std::string::npos ? first : range.substr(dash + 1);
-      auto is_id = [](const std::string& text) {
-        return !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-      };
-      if (!is_id(first) || !is_id(last)) return "'" + range + "' is not a cpu id or a range of them (such as 4 or 1-8)";
-      if (std::stol(first) > std::stol(last)) return "the range '" + range + "' runs backwards";
-    }
-  }
-  return {};
-}
-
 ValueType<std::string> cpu_bind_type() {
   return {[=] { return json{{"type", "string"}}; },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
             auto value = read_string(node, path, d);
             if (!value || value->rfind("list:", 0) != 0) return value;
-            std::string problem = cpu_list_problem(value->substr(5));
+            std::string problem = parse_cpu_list(std::string_view(*value).substr(5)).problem;
             if (problem.empty()) return value;
             d.error(node.loc, "'" + path + "': " + problem, "a cpu list is list:<cpus of rank 0>:<cpus of rank 1>…, e.g. list:1-8:9-16");
             return std::nullopt;

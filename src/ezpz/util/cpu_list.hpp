@@ -1,0 +1,19 @@
+// CPU binding lists ("list:1-8:9-16"), read once for the spec's checks and the resolver's counts.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ezpz {
+
+struct CpuList {
+  std::vector<long> cpus_per_group;  // one group per rank, in order
+  std::string problem;               // "" when well formed, else what is wrong (for an error message)
+};
+
+// Reads the part after "list:": colon-separated groups of comma-separated cpu ids (at most 6 digits)
+// or ascending ranges.
+CpuList parse_cpu_list(std::string_view groups);
+
+}  // namespace ezpz
