@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "ezpz/cli/runtime_command.hpp"
-#include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
 
 namespace ezpz {
 
@@ -24,18 +24,7 @@ JobRef find_job(const Environment& env, const std::string& records, const std::s
   return ref;
 }
 
-double poll_seconds() {
-  double interval = 2.0;
-  if (const char* text = std::getenv("EZPZ_POLL_SECONDS"); text != nullptr && *text != '\0') {
-    char* end = nullptr;
-    interval = std::strtod(text, &end);
-    // atof("abc") is 0: --wait would ask the scheduler in a tight loop.
-    if (*end != '\0' || !(interval >= 0.01 && interval <= 3600)) {
-      throw UserError("EZPZ_POLL_SECONDS='" + printable(text) + "' is not a number of seconds from 0.01 to 3600");
-    }
-  }
-  return interval;
-}
+double poll_seconds() { return seconds_from_environment("EZPZ_POLL_SECONDS", 2.0, 0.01, 3600); }
 
 JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner, double interval) {
   while (true) {

@@ -13,6 +13,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
 
 namespace ezpz {
 namespace {
@@ -53,17 +54,6 @@ class Capture {
   bool m_closed = false;
 };
 
-std::chrono::milliseconds timeout_from_environment() {
-  const char* text = std::getenv("EZPZ_SCHEDULER_TIMEOUT");
-  if (text == nullptr || *text == '\0') return k_default_timeout;
-  char* end = nullptr;
-  double seconds = std::strtod(text, &end);
-  if (*end != '\0' || !(seconds > 0) || seconds > 86400) {
-    throw UserError("EZPZ_SCHEDULER_TIMEOUT='" + printable(text) + "' is not a number of seconds (0 < s <= 86400)");
-  }
-  return std::chrono::milliseconds(static_cast<long>(seconds * 1000));
-}
-
 std::string seconds_text(std::chrono::milliseconds duration) {
   double seconds = duration.count() / 1000.0;
   std::string text = std::to_string(seconds);
@@ -74,7 +64,9 @@ std::string seconds_text(std::chrono::milliseconds duration) {
 
 }  // namespace
 
-SystemProcessRunner::SystemProcessRunner() : m_timeout(timeout_from_environment()) {}
+SystemProcessRunner::SystemProcessRunner()
+    : m_timeout(static_cast<long>(1000 * seconds_from_environment("EZPZ_SCHEDULER_TIMEOUT", k_default_timeout.count() / 1000.0,
+                                                                  0.001, 86400))) {}
 
 ProcessResult SystemProcessRunner::run(const std::vector<std::string>& argv, const std::string& cwd) {
   ProcessResult result;

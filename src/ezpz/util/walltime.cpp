@@ -3,8 +3,10 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
+#include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
@@ -106,6 +108,25 @@ std::string format_walltime(long seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%02ld:%02ld:%02ld", seconds / 3600, (seconds / 60) % 60, seconds % 60);
   return buffer;
+}
+
+double seconds_from_environment(const char* name, double fallback, double min, double max) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  double seconds = std::strtod(text, &end);
+  // atof("abc") is 0: a poll interval of 0 would ask the scheduler in a tight loop.
+  if (*end != '\0' || !(seconds >= min && seconds <= max)) {
+    auto number = [](double value) {
+      std::string out = std::to_string(value);
+      out.erase(out.find_last_not_of('0') + 1);
+      if (out.back() == '.') out.pop_back();
+      return out;
+    };
+    throw UserError(std::string(name) + "='" + printable(text) + "' is not a number of seconds from " + number(min) +
+                    " to " + number(max));
+  }
+  return seconds;
 }
 
 }  // namespace ezpz
