@@ -2,6 +2,7 @@
 #include "ezpz/profile/read_profile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <numeric>
 
@@ -259,6 +260,57 @@ void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
                r.d);
 }
 
+// A getopt string ("ab:c::"): each letter, then ':' for a value, '::' for an optional one.
+void read_getopt_string(std::map<char, OptionTable::Value>& target, const Node& node, Reader& r) {
+  std::string text;
+  r.text(text, node, "options.short");
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!std::isalnum(static_cast<unsigned char>(text[i]))) {
+      r.d.error(node.loc, "'options.short' is a getopt string: letters, each followed by ':' or '::' if it takes a value");
+      return;
+    }
+    size_t colons = 0;
+    while (colons < 2 && i + 1 + colons < text.size() && text[i + 1 + colons] == ':') ++colons;
+    target[text[i]] = colons == 0 ? OptionTable::Value::none
+                                  : colons == 1 ? OptionTable::Value::required : OptionTable::Value::optional;
+    i += colons;
+  }
+}
+
+void read_long_options(std::map<std::string, OptionTable::Value>& target, const Node& node, Reader& r) {
+  auto kind = [&](OptionTable::Value value, const char* what) {
+    return [&target, &r, value, what](const Node& n) {
+      std::vector<std::string> names;
+      r.list(names, n, what);
+      for (const auto& name : names) target[name] = value;
+    };
+  };
+  read_section(node, "options.long",
+               {
+                   {"value", kind(OptionTable::Value::required, "options.long.value")},
+                   {"optional", kind(OptionTable::Value::optional, "options.long.optional")},
+                   {"flag", kind(OptionTable::Value::none, "options.long.flag")},
+               },
+               r.d);
+}
+
+void read_options(OptionTable& table, const Node& node, Reader& r) {
+  read_section(node, "options",
+               {
+                   {"short", [&](const Node& n) { read_getopt_string(table.short_options, n, r); }},
+                   {"long", [&](const Node& n) { read_long_options(table.long_options, n, r); }},
+                   {"long_prefixes", [&](const Node& n) { r.flag(table.long_prefixes, n, "options.long_prefixes"); }},
+                   {"lists", [&](const Node& n) { r.list(table.lists, n, "options.lists"); }},
+                   {"same_as",
+                    [&](const Node& n) {
+                      std::vector<std::pair<std::string, std::string>> spellings;
+                      r.variables(spellings, n, "options.same_as");
+                      table.same_as.insert(spellings.begin(), spellings.end());
+                    }},
+               },
+               r.d);
+}
+
 void check_required_keys(const Node& root, const std::vector<std::string>& keys, Diagnostics& d) {
   for (const auto& key : keys) {
     const Node* value = root.find(key);
@@ -367,6 +419,7 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                    {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
                    {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
                    {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
+                   {"options", [&](const Node& n) { read_options(s.options, n, r); }},
                    {"value_rules",
                     [&](const Node& n) {
                       if (!expect_map(n, "value_rules", d)) return;

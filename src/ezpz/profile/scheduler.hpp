@@ -17,6 +17,19 @@ using NamedTemplates = std::vector<std::pair<std::string, std::optional<std::str
 // `overlay` over `base`: same name replaces in place (nullopt removes), new names are appended.
 void merge_templates(NamedTemplates& base, const NamedTemplates& overlay);
 
+// How the scheduler reads the words of a directive line (schedulers/<name>.yaml, `options:`): its
+// getopt table, as data. parse_directive (profile/directive_options.hpp) reads a line with it.
+struct OptionTable {
+  enum class Value { none, required, optional };  // getopt's no_argument, required_argument, optional_argument
+  std::map<char, Value> short_options;            // from a getopt string: "a:b::c"
+  std::map<std::string, Value> long_options;      // getopt_long names, without "--"
+  bool long_prefixes = false;                     // getopt_long also accepts an unambiguous prefix
+  std::vector<std::string> lists;                 // options whose value is name=value,…: "-l" sets "-l walltime"
+  std::map<std::string, std::string> same_as;     // another spelling → the option's one name ("-N" → "--nodes")
+
+  bool empty() const { return short_options.empty() && long_options.empty(); }
+};
+
 struct Scheduler {
   std::string name;  // file stem: "pbs", "slurm", "none"
   std::string description;
@@ -41,6 +54,7 @@ struct Scheduler {
   std::string default_error;   // where stderr goes without `error:`; "" = into the output file
   std::string output_note;     // why a running job's output file may not exist yet ("" = no reason)
   std::map<std::string, long> max_length;  // value_rules.<key>.max_length
+  OptionTable options;                     // empty for none: nothing reads directive lines
   SourceRef source;
 };
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <cstring>
 
+#include "ezpz/profile/directive_options.hpp"
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -78,35 +79,73 @@ void Resolver::check_directive_values() {
       }
     }
   }
-  // An escape-hatch argument may replace a profile's directive (-l place=…), but not one a spec key
-  // owns: ezpz checked the key's value (queue limits, walltime), not the argument's.
-  std::map<std::string, std::string> owned;  // option → spec key
+  check_scheduler_args();
+}
+
+std::map<std::string, std::string> Resolver::owned_options() const {
   std::vector<std::string> keys;
   for (const auto& [path, doc] : job_spec_keys()) keys.push_back(path);
-  for (const auto& [name, text] : job.scheduler->directives) {
-    if (text && std::find(keys.begin(), keys.end(), name) != keys.end()) owned[directive_option(*text)] = name;
-  }
-  if (job.spec.scheduler_args) {
-    for (const auto& arg : job.spec.scheduler_args->value) {
-      auto owner = owned.find(directive_option(arg));
-      if (owner != owned.end()) {
-        d.error(at(job.spec.scheduler_args->origin),
-                "scheduler argument '" + printable(arg) + "' sets '" + owner->first + "', which the spec key '" +
-                    owner->second + "' owns",
-                "set '" + owner->second + ":' in the spec instead, so ezpz can check it");
-      }
+  std::map<std::string, std::string> owned;  // option → spec key
+  // The directives of spec keys, in the scheduler's and in the profile's spellings (Frontier: -N).
+  auto own = [&](const NamedTemplates& templates, const std::string& owner) {
+    for (const auto& [name, text] : templates) {
+      const std::string& key = owner.empty() ? name : owner;
+      if (!text || std::find(keys.begin(), keys.end(), key) == keys.end()) continue;
+      for (const auto& option : directive_option_names(job.scheduler->options, *text)) owned.emplace(option, key);
+    }
+  };
+  own(job.scheduler->directives, {});
+  own(job.profile->directives, {});
+  // A queue's own directives are what the queue is (Frontier's debug queue is the QOS -q debug).
+  const Queue* queue = job.spec.queue ? job.profile->find_queue(job.spec.queue->value) : nullptr;
+  if (queue != nullptr) own(queue->directives, "queue");
+  return owned;
+}
+
+// An escape-hatch argument may replace a profile's directive (-l place=…), but not one a spec key
+// owns: ezpz checked the key's value (queue limits, walltime), not the argument's. Each entry is read
+// as the scheduler reads it, so no spelling, abbreviation or second option slips through.
+void Resolver::check_scheduler_args() {
+  if (!job.spec.scheduler_args) return;
+  auto owned = owned_options();
+  for (const auto& arg : job.spec.scheduler_args->value) {
+    if (arg.empty() || arg.front() != '-' || !std::none_of(arg.begin(), arg.end(), [](char c) {
+          return std::iscntrl(static_cast<unsigned char>(c)) || c == '#';
+        })) {
+      d.error(at(job.spec.scheduler_args->origin),
+              "scheduler argument '" + printable(arg) + "' is not a single option",
+              "each entry starts with '-' and has no '#' (PBS rejects trailing comments) or line breaks");
+    } else if (!job.scheduler->options.empty()) {
+      check_scheduler_arg(arg, owned);
     }
   }
-  if (job.spec.scheduler_args) {
-    for (const auto& arg : job.spec.scheduler_args->value) {
-      if (arg.empty() || arg.front() != '-' || !std::none_of(arg.begin(), arg.end(), [](char c) {
-            return std::iscntrl(static_cast<unsigned char>(c)) || c == '#';
-          })) {
-        d.error(at(job.spec.scheduler_args->origin),
-                "scheduler argument '" + printable(arg) + "' is not a single option",
-                "each entry starts with '-' and has no '#' (PBS rejects trailing comments) or line breaks");
-      }
-    }
+}
+
+void Resolver::check_scheduler_arg(const std::string& arg, const std::map<std::string, std::string>& owned) {
+  SourceLoc loc = at(job.spec.scheduler_args->origin);
+  std::string entry = "scheduler argument '" + printable(arg) + "'";
+  ParsedDirective parsed = parse_directive(job.scheduler->options, arg);
+  bool sets_owned = false;
+  for (const auto& option : parsed.options) {
+    auto owner = std::find_if(option.options.begin(), option.options.end(),
+                              [&](const std::string& name) { return owned.count(name) != 0; });
+    if (owner == option.options.end()) continue;
+    const std::string& key = owned.at(*owner);
+    std::string spelled = option.spelled == *owner ? "" : " (as '" + printable(option.spelled) + "')";
+    d.error(loc, entry + " sets '" + *owner + "'" + spelled + ", which the spec key '" + key + "' owns",
+            "set '" + key + ":' in the spec instead, so ezpz can check it");
+    sets_owned = true;
+  }
+  std::string reader = job.scheduler->submit.empty() ? job.scheduler->name : job.scheduler->submit.front();
+  if (!parsed.problem.empty() && !sets_owned) {
+    d.error(loc, entry + " is refused by " + reader + ": " + printable(parsed.problem),
+            "each entry is one option and its value, as on the " + reader + " command line");
+  }
+  if (parsed.options.size() > 1) {
+    std::vector<std::string> names;
+    for (const auto& option : parsed.options) names.push_back(printable(option.spelled));
+    d.error(loc, entry + " sets " + std::to_string(names.size()) + " options: " + quoted_list(names, " and "),
+            "one option per entry: give each option an entry of its own");
   }
 }
 

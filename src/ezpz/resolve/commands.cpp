@@ -1,24 +1,12 @@
 // The job's scheduler directives, launcher words and backend environment, from option templates.
 #include <algorithm>
 
+#include "ezpz/profile/directive_options.hpp"
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
 namespace ezpz {
-namespace {
-
-
-}  // namespace
-
-std::string directive_option(const std::string& line) {
-  auto words = split_words(line);
-  if (words.empty()) return {};
-  std::string option = words[0].substr(0, words[0].find('='));
-  if ((option == "-l" || option == "-W") && words.size() > 1) option += " " + words[1].substr(0, words[1].find('='));
-  return option;
-}
-
 std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
                                        const std::map<std::string, std::string>& values, const std::string& context) {
   std::vector<CommandWord> words;
@@ -91,8 +79,15 @@ void Resolver::build_commands(const Queue* queue) {
   }
   if (job.spec.scheduler_args) {
     // An escape-hatch argument replaces a generated directive for the same option ("-l place=…").
+    const OptionTable& table = job.scheduler->options;
     for (const auto& arg : job.spec.scheduler_args->value) {
-      auto same = [&](const std::string& line) { return directive_option(line) == directive_option(arg); };
+      auto replaced = directive_option_names(table, arg);
+      auto same = [&](const std::string& line) {
+        auto names = directive_option_names(table, line);
+        return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+          return std::find(replaced.begin(), replaced.end(), name) != replaced.end();
+        });
+      };
       job.directives.erase(std::remove_if(job.directives.begin(), job.directives.end(), same), job.directives.end());
     }
     job.directives.insert(job.directives.end(), job.spec.scheduler_args->value.begin(),

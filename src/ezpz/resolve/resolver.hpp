@@ -22,10 +22,6 @@ inline Origin from_profile(const SystemProfile& profile, SourceLoc loc, std::str
   return Origin{OriginKind::profile, std::move(loc), std::move(note)};
 }
 
-// The option a directive sets: "--time" for "--time=1:00:00", "-l place" for "-l place=scatter",
-// "-q" for "-q debug". Two directives with the same option conflict.
-std::string directive_option(const std::string& line);
-
 // The launcher words of `groups` expanded with `values` (see util/option_template.hpp).
 std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
                                        const std::map<std::string, std::string>& values, const std::string& context);
@@ -48,6 +44,10 @@ struct Resolver {
   void check_run();
   void check_name();
   void check_directive_values();
+  // The options that spec keys own, by their one name ("--nodes"), each with its key.
+  std::map<std::string, std::string> owned_options() const;
+  void check_scheduler_args();
+  void check_scheduler_arg(const std::string& arg, const std::map<std::string, std::string>& owned);
   void check_required();
   std::string fitting_queues(long nodes, std::optional<long> walltime) const;
   const Queue* check_queue();
