@@ -8,6 +8,7 @@ ezpz=$1
 marker="$workdir/PWNED"
 stubs="$workdir/stubs"
 mkdir -p "$stubs" "$workdir/out"
+path_with_stubs="$stubs:$PATH"
 
 # Launcher stubs skip their own options and run the rank command from "$EZPZ_BIN" on.
 for launcher in srun mpiexec; do
@@ -42,7 +43,7 @@ workdir: "$workdir/run dir \$(touch $marker)"
 modules: ["m\$(touch $marker)"]
 env:
   HOSTILE: "a'b\"c \$(touch $marker) \`touch $marker\`; touch $marker && echo \${HOME}\\nline2"
-run: [printf, "$hostile_arg", "'", "\"", ";", "&&", "*", "\`id\`", "two\\nlines", "\${PATH}"]
+run: [printf, "$hostile_arg", "'", "\"", ";", "&&", "*", "\`id\`", "two\\nlines", "\${PATH}", "tail\\\\", "q\\\\'"]
 YAML
 
 for system in slurm aurora; do
@@ -61,11 +62,46 @@ for system in slurm aurora; do
   check "$system: script ran ($(cat "$workdir/stderr"))" test $? -eq 0
   check "$system: nothing hostile was executed" test ! -e "$marker"
   mapfile -d '' -t args <"$workdir/out/rank.args"
-  expected=(printf "$hostile_arg" "'" '"' ";" "&&" "*" '`id`' $'two\nlines' '${PATH}')
+  expected=(printf "$hostile_arg" "'" '"' ";" "&&" "*" '`id`' $'two\nlines' '${PATH}' "tail\\" "q\\'")
   check "$system: every argument arrived literally" test "${args[*]@Q}" = "${expected[*]@Q}"
   check "$system: env value arrived literally" test "$(cat "$workdir/out/env.value")" = "a'b\"c \$(touch $marker) \`touch $marker\`; touch $marker && echo \${HOME}"$'\n'"line2"
   check "$system: the job ran in the literal workdir" test "$(cat "$workdir/out/pwd")" = "$workdir/run dir \$(touch $marker)"
   mapfile -d '' -t module_args <"$workdir/out/module.args"
   check "$system: module name arrived literally" test "${module_args[-1]}" = "m\$(touch $marker)"
+done
+
+# A relative workdir that looks like an option, or is "-", is a directory: "cd -L" would stay in
+# $HOME and "cd -" would go to $OLDPWD. A $CDPATH with the same names must not be searched either.
+mkdir -p "$workdir/rel/-L" "$workdir/rel/-" "$workdir/decoy/-L" "$workdir/decoy/-"
+for dir in -L -; do
+  printf 'account: MyProject\nworkdir: "%s"\nrun: [x]\n' "$dir" >"$workdir/dash.yaml"
+  script="$workdir/dash.sh"
+  rm -f "$workdir/out/pwd"
+  check "workdir '$dir': render" "$ezpz" render "$workdir/dash.yaml" --system slurm -o "$script"
+  check "workdir '$dir': script passes shellcheck" "$here/lint_script.sh" "$script"
+  (
+    cd "$workdir/rel" || exit 1
+    PATH=$path_with_stubs OUT_DIR="$workdir/out" EZPZ_BIN="$stubs/ezpz-stub" CDPATH="$workdir/decoy" \
+      OLDPWD="$workdir/decoy" bash "$script"
+  )
+  check "workdir '$dir': the job ran in ./$dir, not in $(cat "$workdir/out/pwd")" \
+    test "$(cat "$workdir/out/pwd")" = "$workdir/rel/$dir"
+done
+
+# Values with backslashes before a closing quote (SC1003) and in the staging message (SC2028): the
+# rendered scripts have no shellcheck finding.
+cat >"$workdir/backslash.yaml" <<'YAML'
+name: backslash
+account: MyProject
+workdir: 'dir\'
+modules: ['m\', "q\\'"]
+env: {TRAIL: 'a\', QUOTE: "b\\'c", NEWLINE: 'x\ny', ONLY: '\'}
+stage: [{src: '/in\nput\', dest: /tmp/out}]
+run: [printf, 'a\', "\\'", '\n', "'"]
+YAML
+for system in slurm aurora; do
+  script="$workdir/backslash-$system.sh"
+  check "$system: render values with backslashes" "$ezpz" render "$workdir/backslash.yaml" --system "$system" -o "$script"
+  check "$system: values with backslashes pass shellcheck" "$here/lint_script.sh" "$script"
 done
 finish

@@ -44,6 +44,13 @@ struct Quoter {
   }
 };
 
+// A relative workdir as "./DIR": bash's cd takes "-L" and "-P" as options and "-" as $OLDPWD (even
+// after "--"), and looks a plain relative name up in $CDPATH first.
+std::string workdir_path(const std::string& dir) {
+  bool anchored = dir.empty() || dir.front() == '/' || dir.rfind("./", 0) == 0 || dir.rfind("../", 0) == 0;
+  return anchored ? dir : "./" + dir;
+}
+
 std::string strip_trailing_newlines(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   return text;
@@ -71,7 +78,7 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
 
   std::string workdir;
   if (spec.workdir) {
-    workdir = quote(spec.workdir->value);
+    workdir = quote(workdir_path(spec.workdir->value));
   } else if (!scheduler.workdir_variable.empty()) {
     workdir = "\"$" + scheduler.workdir_variable + "\"";
   }

@@ -60,16 +60,26 @@ std::string shell_quote(std::string_view word) {
   if (!word.empty() && std::all_of(word.begin(), word.end(), plain) && word.front() != '=') {
     return std::string(word);
   }
-  std::string out = "'";
+  // Single-quoted runs, a quote as \'. A backslash just before a closing quote goes outside it as \\:
+  // 'a\' is correct but reads as an escaped quote (shellcheck SC1003).
+  std::string out;
+  std::string run;
+  auto close_run = [&] {
+    size_t kept = run.find_last_not_of('\\') + 1;  // 0 when the run is empty or all backslashes
+    if (kept > 0) out += "'" + run.substr(0, kept) + "'";
+    for (size_t i = kept; i < run.size(); ++i) out += "\\\\";
+    run.clear();
+  };
   for (char c : word) {
     if (c == '\'') {
-      out += "'\\''";
+      close_run();
+      out += "\\'";
     } else {
-      out += c;
+      run += c;
     }
   }
-  out += '\'';
-  return out;
+  close_run();
+  return out.empty() ? "''" : out;
 }
 
 std::string printable(std::string_view text) {

@@ -35,7 +35,7 @@ export TMPDIR=/tmp
 
 # Stage /flare/MyProject/venv.tar.gz to node-local storage on every node
 mpiexec -n 64 --ppn 1 --hostfile "$PBS_NODEFILE" \
-    "$EZPZ_BIN" yeet --unpack --venv -- /flare/MyProject/venv.tar.gz /tmp/venv || { echo 'ezpz: staging /flare/MyProject/venv.tar.gz to /tmp/venv failed; not launching' >&2; exit 1; }
+    "$EZPZ_BIN" yeet --unpack --venv -- /flare/MyProject/venv.tar.gz /tmp/venv || { printf '%s\n' 'ezpz: staging /flare/MyProject/venv.tar.gz to /tmp/venv failed; not launching' >&2; exit 1; }
 
 # Setup, verbatim from the job spec
 source /tmp/venv/bin/activate

@@ -41,7 +41,7 @@ export MIOPEN_USER_DB_PATH=/tmp/miopen-cache
 
 # Stage /lustre/orion/abc123/env.tar.gz to node-local storage on every node
 srun --kill-on-bad-exit=1 -N 4 -n 4 --gpus-per-task=1 --gpu-bind=closest \
-    "$EZPZ_BIN" yeet --unpack -- /lustre/orion/abc123/env.tar.gz /mnt/bb/env || { echo 'ezpz: staging /lustre/orion/abc123/env.tar.gz to /mnt/bb/env failed; not launching' >&2; exit 1; }
+    "$EZPZ_BIN" yeet --unpack -- /lustre/orion/abc123/env.tar.gz /mnt/bb/env || { printf '%s\n' 'ezpz: staging /lustre/orion/abc123/env.tar.gz to /mnt/bb/env failed; not launching' >&2; exit 1; }
 
 # Launch: 4 node(s) x 8 rank(s) per node = 32 rank(s)
 srun --kill-on-bad-exit=1 -N 4 -n 32 -c 7 --gpus-per-task=1 --gpu-bind=closest \

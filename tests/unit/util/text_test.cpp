@@ -36,9 +36,19 @@ TEST(ShellQuote, QuotesEverythingElse) {
   EXPECT_EQ(shell_quote("=x"), "'=x'");
 }
 
+TEST(ShellQuote, KeepsABackslashOutOfTheClosingQuote) {
+  // 'a\' is right, but shellcheck reads it as an escaped quote (SC1003).
+  EXPECT_EQ(shell_quote("a\\"), "'a'\\\\");
+  EXPECT_EQ(shell_quote("a\\'b"), "'a'\\\\\\''b'");
+  EXPECT_EQ(shell_quote("a\\b"), "'a\\b'");
+  EXPECT_EQ(shell_quote("'"), "\\'");
+  EXPECT_EQ(shell_quote("\\"), "\\\\");
+}
+
 TEST(ShellQuote, RoundTripsThroughARealShell) {
   for (std::string word : {"$(touch /tmp/pwned)", "`id`", "a'b\"c", "semi;colon", "new\nline", "*", "~user",
-                           "back\\slash", "tab\there", "!bang", "{a,b}", "x=$HOME", "  ", "ümlaut"}) {
+                           "back\\slash", "tab\there", "!bang", "{a,b}", "x=$HOME", "  ", "ümlaut", "trail\\",
+                           "\\", "\\'", "'", "''", "a\\\\'\\"}) {
     EXPECT_EQ(through_shell(word), word);
   }
 }
