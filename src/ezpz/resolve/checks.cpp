@@ -149,6 +149,15 @@ void Resolver::check_scheduler_arg(const std::string& arg, const std::map<std::s
   }
 }
 
+void Resolver::check_workdir() {
+  const auto& workdir = job.spec.workdir;
+  if (workdir && workdir->value.empty()) {
+    // `cd ''` does nothing: the job would run where it starts, $HOME on PBS.
+    d.error(at(workdir->origin), "'workdir' must not be empty",
+            "leave 'workdir' out to run in the directory the job was submitted from");
+  }
+}
+
 void Resolver::check_required() {
   const SystemProfile& profile = *job.profile;
   for (const auto& key : profile.required) {

@@ -61,6 +61,7 @@ ResolvedJob Resolver::run() {
   if (!inputs.for_launch) {
     check_name();
     check_directive_values();
+    check_workdir();
     check_required();
     queue = check_queue();
   }

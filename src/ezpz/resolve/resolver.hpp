@@ -48,6 +48,7 @@ struct Resolver {
   std::map<std::string, std::string> owned_options() const;
   void check_scheduler_args();
   void check_scheduler_arg(const std::string& arg, const std::map<std::string, std::string>& owned);
+  void check_workdir();
   void check_required();
   std::string fitting_queues(long nodes, std::optional<long> walltime) const;
   const Queue* check_queue();
