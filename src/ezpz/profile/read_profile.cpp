@@ -438,6 +438,9 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                     }},
                },
                d);
+  // scheduler_args are checked by reading them with this table; without it nothing would be.
+  if (!s.directive_prefix.empty() && s.options.empty())
+    d.error(SourceLoc{root.loc.file, 0, 0, 1}, "missing 'options': the table that reads directive lines");
   return s;
 }
 

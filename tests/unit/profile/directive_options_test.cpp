@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../test_support.hpp"
+#include "ezpz/profile/read_profile.hpp"
 
 namespace ezpz {
 namespace {
@@ -114,6 +115,16 @@ TEST(DirectiveOptions, EveryDirectiveOfTheShippedSchedulersHasOneKnownOption) {
       EXPECT_EQ(parsed.options.size(), 1u) << name << ": " << *text;
     }
   }
+}
+
+TEST(DirectiveOptions, ASchedulerWithDirectivesNeedsAnOptionTable) {
+  Diagnostics d;
+  read_scheduler(parse_yaml(make_source("schedulers/x.yaml", "directive_prefix: '#X'\n")), "x", d);
+  ASSERT_EQ(d.items().size(), 1u);
+  EXPECT_EQ(d.items()[0].message, "missing 'options': the table that reads directive lines");
+  Diagnostics none;
+  read_scheduler(parse_yaml(make_source("schedulers/y.yaml", "directive_prefix: ''\n")), "y", none);
+  EXPECT_TRUE(none.empty());
 }
 
 }  // namespace
