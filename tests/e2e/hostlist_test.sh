@@ -85,7 +85,7 @@ expect_error "first checks the whole list" 1 "ezpz: host list a,: error: malform
   a,
    ^
   hint: remove the last comma" "$ezpz" hostlist first 'a,'
-expect_error "too many names" 1 "ezpz: host list nid[0-99999999]: error: host list expands to more than 10000000 names
+expect_error "too many names" 1 "ezpz: host list nid[0-99999999]: error: host list expands to more than 1000000 names
   nid[0-99999999]
   ^~~~~~~~~~~~~~~" "$ezpz" hostlist expand 'nid[0-99999999]'
 expect_error "empty argument" 1 "ezpz: error: empty host list argument

@@ -22,8 +22,17 @@ namespace {
 
 constexpr const char* k_stdin_name = "<stdin>";
 
+// Stdin, bounded like a host file: `yes | ezpz hostlist expand -` must end.
 std::string read_stdin() {
-  std::string text(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>{});
+  std::string text;
+  char buffer[1 << 16];
+  while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(std::cin.gcount()));
+    if (text.size() > k_max_hostfile_bytes) {
+      throw UserError("stdin is longer than the " + std::to_string(k_max_hostfile_bytes) +
+                      " bytes ezpz reads (docs/limits.md)");
+    }
+  }
   if (std::cin.bad()) throw UserError("cannot read stdin");
   return text;
 }
@@ -68,10 +77,14 @@ std::vector<Word> arguments_and_stdin(const std::vector<std::string>& arguments)
   return words;
 }
 
+// The lists one after the other, within one bound for all of them.
 std::vector<std::string> expand_all(const std::vector<Word>& words) {
   std::vector<std::string> hosts;
+  HostLimits taken{0, 0};
   for (const auto& word : words) {
-    std::vector<std::string> expanded = expand_hostlist(word.text, word.what);
+    std::vector<std::string> expanded = expand_hostlist(word.text, word.what, HostLimits{}, taken);
+    taken.names += expanded.size();
+    for (const auto& name : expanded) taken.bytes += name.size();
     if (hosts.empty()) {
       hosts = std::move(expanded);
     } else {
@@ -128,8 +141,8 @@ int compress_command(const Options& options) {
 }
 
 int nodefile_command(const Options& options) {
-  std::vector<std::string> hosts = read_nodefile(read_text_file(options.file));
   std::string shown = options.file == "-" ? k_stdin_name : "'" + options.file + "'";
+  std::vector<std::string> hosts = read_nodefile(read_text_file(options.file), "nodefile " + shown);
   if (hosts.empty()) throw UserError("nodefile " + shown + " names no hosts", "a PBS nodefile has one host per line");
   if (options.compress) {
     print_line(compress_hostlist(hosts));
@@ -186,7 +199,8 @@ void add_hostlist_command(CLI::App& app, CommandAction& action) {
   expand->footer(
       "Arguments: LIST... host list(s); '-' reads lists from stdin (whitespace-separated).\n"
       "Order and duplicates are kept: several lists, or the words of stdin, are concatenated. At most\n"
-      "10,000,000 names; a malformed list exits 1 with the list and a caret under the problem.");
+      "1,000,000 names of 64 MiB together (docs/limits.md); a malformed list exits 1 with the list and a caret\n"
+      "under the problem.");
   expand->callback([&action, options, expand] {
     options->lists = lists_of(*expand);
     options->has_separator = expand->count("--separator") > 0;

@@ -24,7 +24,8 @@ const char* const k_job_id_variables[] = {"PBS_JOBID", "SLURM_JOB_ID", "EZPZ_JOB
 
 std::vector<std::string> read_hostfile(const std::string& path, const std::string& what) {
   std::vector<std::string> hosts = read_nodefile(
-      read_regular_file(path, "the host file " + what, k_max_hostfile_bytes, "check that the file exists on this node"));
+      read_regular_file(path, "the host file " + what, k_max_hostfile_bytes, "check that the file exists on this node"),
+      "the host file " + what);
   // An empty one would silently become a one-node launch.
   if (hosts.empty()) throw UserError("the host file " + what + " names no hosts", "a host file has one host name per line");
   return hosts;
@@ -32,14 +33,16 @@ std::vector<std::string> read_hostfile(const std::string& path, const std::strin
 
 }  // namespace
 
+std::string current_job_id(const EnvLookup& env) {
+  for (const char* variable : k_job_id_variables) {
+    if (auto id = env(variable); id && !id->empty()) return *id;
+  }
+  return {};
+}
+
 Allocation current_allocation(const EnvLookup& env, const std::string& hostfile) {
   Allocation allocation;
-  for (const char* variable : k_job_id_variables) {
-    if (auto id = env(variable); id && !id->empty()) {
-      allocation.job_id = *id;
-      break;
-    }
-  }
+  allocation.job_id = current_job_id(env);
   if (!hostfile.empty()) {
     allocation.hosts = read_hostfile(hostfile, "'" + hostfile + "'");
     allocation.hosts_from = "--hostfile " + hostfile;

@@ -36,6 +36,11 @@ bool is_special(char c) {
   return k_special.special[static_cast<unsigned char>(c)];
 }
 
+// a * b, saturating at k_count_cap (neither factor is above it).
+Count times(Count a, Count b) {
+  return b != 0 && a > k_count_cap / b ? k_count_cap : a * b;
+}
+
 size_t digit_count(Count value) {
   size_t digits = 1;
   for (; value >= 10; value /= 10) ++digits;
@@ -101,9 +106,22 @@ struct Parsed {
       for (size_t r = 0; r < grp.ranges; ++r) {
         n = std::min(k_count_cap, n + (range(grp, r).hi - range(grp, r).lo + 1));
       }
-      total = total > k_count_cap / n ? k_count_cap : total * n;
+      total = times(total, n);
     }
     return total;
+  }
+
+  // The length of the longest name `name` expands to: its text, and each group at its widest number.
+  Count longest(const Name& name) const {
+    Count length = 0;
+    for (size_t i = 0; i <= name.groups; ++i) length += piece(name, i).size();
+    for (size_t g = 0; g < name.groups; ++g) {
+      const Group& grp = group(name, g);
+      size_t widest = 0;
+      for (size_t r = 0; r < grp.ranges; ++r) widest = std::max({widest, range(grp, r).width, digit_count(range(grp, r).hi)});
+      length += widest;
+    }
+    return length;
   }
 };
 
@@ -489,18 +507,25 @@ void append_field(std::string& out, const Number* values, size_t count) {
 
 }  // namespace
 
-std::vector<std::string> expand_hostlist(std::string_view list, std::string_view what, size_t max_hosts) {
+std::vector<std::string> expand_hostlist(std::string_view list, std::string_view what, HostLimits limits,
+                                         HostLimits already) {
   Parser parser(list, what);
   Parsed parsed = parser.parse();
-  Count total = 0;
+  // Counted before anything is expanded, in Count (saturating): a 213-byte list can name 10^18 hosts.
+  Count total = already.names;
+  Count bytes = already.bytes;
   for (const auto& name : parsed.names) {
     Count n = parsed.count(name);
-    if (n > static_cast<Count>(max_hosts) - total) {
+    total = std::min(k_count_cap, total + n);
+    bytes = std::min(k_count_cap, bytes + times(n, parsed.longest(name)));
+    const char* over = total > limits.names ? " names" : bytes > limits.bytes ? " bytes of names" : nullptr;
+    if (over != nullptr) {
       parser.error(name.start, name.end - name.start,
-                   "host list expands to more than " + std::to_string(max_hosts) + " names");
+                   "host list expands to more than " +
+                       std::to_string(total > limits.names ? limits.names : limits.bytes) + over);
     }
-    total += n;
   }
+  total -= already.names;
   std::vector<std::string> hosts;
   hosts.reserve(static_cast<size_t>(total));
   std::string prefix;
@@ -578,14 +603,18 @@ std::string compress_hostlist(const std::vector<std::string>& hosts) {
   return out;
 }
 
-std::vector<std::string> read_nodefile(std::string_view text) {
+std::vector<std::string> read_nodefile(std::string_view text, std::string_view what, size_t max_hosts) {
   std::vector<std::string> hosts;
   std::unordered_set<std::string> seen;
   while (!text.empty()) {
     size_t newline = text.find('\n');
     std::string host = trim(text.substr(0, newline));
     text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
-    if (!host.empty() && seen.insert(host).second) hosts.push_back(std::move(host));
+    if (host.empty() || !seen.insert(host).second) continue;
+    if (hosts.size() == max_hosts) {
+      throw UserError(std::string(what) + " names more than " + std::to_string(max_hosts) + " different hosts");
+    }
+    hosts.push_back(std::move(host));
   }
   return hosts;
 }

@@ -5,17 +5,26 @@
 #include <string_view>
 #include <vector>
 
+#include "ezpz/util/limits.hpp"
+
 namespace ezpz {
+
+// How much expanding may produce: names, and bytes of names (their lengths added).
+struct HostLimits {
+  size_t names = k_max_hosts;
+  size_t bytes = k_max_host_bytes;
+};
 
 // Expands a host list. Commas outside brackets separate names; every bracket group of a name is
 // expanded (the leftmost varies slowest, so "x1000c[0-1]s[0-1]b0n0" gives c0s0 c0s1 c1s0 c1s1); commas
 // inside brackets separate ranges, kept in the order written. Padding follows Slurm: a range is as wide
 // as its lower bound is written ("[08-10]" → 08 09 10, "[8-10]" → 8 9 10, "[098-101]" → 098 … 101,
 // "[1-003]" → 1 2 3). Order is kept, duplicates too; an empty list gives no names. Throws UserError
-// pointing at the offending character (source shown as `what`) when the list is malformed or would
-// expand to more than `max_hosts` names; nothing is expanded before the whole list has been checked.
+// pointing at the offending character (source shown as `what`) when the list is malformed, or at the
+// name that crosses `limits` when the names, with those of `already` (what earlier lists of the same
+// output took), would be more than `limits` allows; nothing is expanded before all of it is counted.
 std::vector<std::string> expand_hostlist(std::string_view list, std::string_view what = "host list",
-                                         size_t max_hosts = 10'000'000);
+                                         HostLimits limits = {}, HostLimits already = {0, 0});
 
 // The first name of a host list, without expanding it. The whole list is still checked: a malformed
 // list (or an empty one) throws like expand_hostlist.
@@ -30,7 +39,9 @@ std::string first_host(std::string_view list, std::string_view what = "host list
 std::string compress_hostlist(const std::vector<std::string>& hosts);
 
 // Host names from a PBS nodefile's text (one per line, repeated once per slot): first occurrence
-// order, duplicates, surrounding whitespace (CR of CRLF too) and blank lines dropped.
-std::vector<std::string> read_nodefile(std::string_view text);
+// order, duplicates, surrounding whitespace (CR of CRLF too) and blank lines dropped. Throws UserError
+// naming `what` when it names more than `max_hosts` different hosts.
+std::vector<std::string> read_nodefile(std::string_view text, std::string_view what = "host file",
+                                       size_t max_hosts = k_max_hosts);
 
 }  // namespace ezpz

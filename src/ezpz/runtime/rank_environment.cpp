@@ -84,9 +84,12 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
     out.backend = *wanted;
   }
 
-  // Rendezvous without any broadcast: every rank computes the same address and port.
-  Allocation allocation = current_allocation(env);
-  if (auto addr = env("MASTER_ADDR"); addr && !addr->empty()) {
+  // Rendezvous without any broadcast: every rank computes the same address and port. The hosts are
+  // read only when MASTER_ADDR is not given: a host file need not even be readable then.
+  std::string job_id = current_job_id(env);
+  auto addr = env("MASTER_ADDR");
+  Allocation allocation = addr && !addr->empty() ? Allocation{} : current_allocation(env);
+  if (addr && !addr->empty()) {
     out.master_addr = *addr;
     out.master_addr_origin = "MASTER_ADDR set in the environment";
     out.notes.push_back("MASTER_ADDR already set");
@@ -117,9 +120,8 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   } else if (inputs.profile != nullptr && inputs.profile->master_port) {
     out.master_port = std::to_string(*inputs.profile->master_port);
   } else {
-    out.master_port = std::to_string(allocation.job_id.empty() ? k_default_port : port_for_job(allocation.job_id));
-    out.notes.push_back("MASTER_PORT " + out.master_port +
-                        (allocation.job_id.empty() ? " (default)" : " derived from job id " + allocation.job_id));
+    out.master_port = std::to_string(job_id.empty() ? k_default_port : port_for_job(job_id));
+    out.notes.push_back("MASTER_PORT " + out.master_port + (job_id.empty() ? " (default)" : " derived from job id " + job_id));
   }
 
   out.exports = {

@@ -17,6 +17,12 @@ constexpr std::size_t k_max_spec_bytes = 1u << 20;
 // is about 80 MiB of names.
 constexpr std::size_t k_max_hostfile_bytes = 256u << 20;
 
+// Hosts of a host list ($SLURM_JOB_NODELIST, `ezpz hostlist expand`) or a host file, counted before
+// anything is expanded: an allocation has at most k_max_count nodes, and their names, lengths added,
+// fit in 64 MiB (a 213-byte list once expanded to gigabytes).
+constexpr std::size_t k_max_hosts = static_cast<std::size_t>(k_max_count);
+constexpr std::size_t k_max_host_bytes = 64u << 20;
+
 // What ezpz keeps of each output stream of a scheduler command (qstat -f of one job is a few KiB).
 constexpr std::size_t k_max_command_output = 16u << 20;
 

@@ -169,16 +169,16 @@ struct ErrorCase {
   const char* message;
   int column;      // 1-based
   int length = 1;  // characters underlined
-  size_t max_hosts = 10'000'000;
+  HostLimits limits = {};
 };
 
 void PrintTo(const ErrorCase& c, std::ostream* out) {
   *out << "'" << c.list << "'";
 }
 
-Diagnostic expand_error(const std::string& list, size_t max_hosts = 10'000'000) {
+Diagnostic expand_error(const std::string& list, HostLimits limits = {}) {
   try {
-    expand_hostlist(list, "SLURM_JOB_NODELIST", max_hosts);
+    expand_hostlist(list, "SLURM_JOB_NODELIST", limits);
   } catch (const UserError& error) {
     EXPECT_EQ(error.diagnostics().size(), 1u);
     return error.diagnostics().front();
@@ -191,7 +191,7 @@ class HostlistErrors : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(HostlistErrors, SayWhere) {
   const ErrorCase& c = GetParam();
-  Diagnostic d = expand_error(c.list, c.max_hosts);
+  Diagnostic d = expand_error(c.list, c.limits);
   EXPECT_EQ(d.message, c.message);
   ASSERT_TRUE(d.loc.known());
   EXPECT_EQ(d.loc.file->name, "SLURM_JOB_NODELIST");
@@ -236,21 +236,79 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(TooMany, HostlistErrors,
                          ::testing::Values(
                              // The name that crosses the limit is underlined.
-                             ErrorCase{"a,nid[1-10]", "host list expands to more than 5 names", 3, 9, 5},
-                             ErrorCase{"a[1-3],b[1-3]", "host list expands to more than 5 names", 8, 6, 5},
-                             ErrorCase{"x[0-9]y[0-9]z[0-9]", "host list expands to more than 999 names", 1, 18, 999},
-                             ErrorCase{"nid[0-999999999999]", "host list expands to more than 10000000 names", 1, 19}));
+                             ErrorCase{"a,nid[1-10]", "host list expands to more than 5 names", 3, 9, {5}},
+                             ErrorCase{"a[1-3],b[1-3]", "host list expands to more than 5 names", 8, 6, {5}},
+                             ErrorCase{"x[0-9]y[0-9]z[0-9]", "host list expands to more than 999 names", 1, 18, {999}},
+                             ErrorCase{"ab[1-3],c", "host list expands to more than 8 bytes of names", 1, 7, {10, 8}},
+                             ErrorCase{"a,nid[1-10]", "host list expands to more than 20 bytes of names", 3, 9, {100, 20}},
+                             // The lists: a few bytes that name billions of hosts, counted, not expanded.
+                             ErrorCase{"nid[0-999999999999]", "host list expands to more than 1000000 names", 1, 19},
+                             ErrorCase{"n[0-99999999999]", "host list expands to more than 1000000 names", 1, 16},
+                             ErrorCase{"a[0-99999]b[0-99999]", "host list expands to more than 1000000 names", 1, 20},
+                             ErrorCase{"a[0-999999],b[0-999999]", "host list expands to more than 1000000 names", 13, 11},
+                             // 10^36 names: the product saturates instead of wrapping around.
+                             ErrorCase{"n[0-999999999999999999]m[0-999999999999999999]",
+                                       "host list expands to more than 1000000 names", 1, 46}));
 
 TEST(HostlistErrors, ExactlyMaxHostsIsFine) {
-  EXPECT_EQ(expand_hostlist("a[1-3],b[1-2]", "list", 5).size(), 5u);
-  EXPECT_EQ(expand_hostlist("x[0-9]y[0-9]z[0-9]", "list", 1000).size(), 1000u);
+  EXPECT_EQ(expand_hostlist("a[1-3],b[1-2]", "list", {5}).size(), 5u);
+  EXPECT_EQ(expand_hostlist("x[0-9]y[0-9]z[0-9]", "list", {1000}).size(), 1000u);
+  EXPECT_EQ(expand_hostlist("ab[1-3],c", "list", {10, 10}).size(), 4u);  // 3 + 3 + 3 + 1 bytes
+}
+
+// 1,000,000 names of 206 bytes: within the name count, but 206 MB of names (10,000,000 such names, 2 GB,
+// came from a 213-byte SLURM_JOB_NODELIST before there was a bound on bytes).
+TEST(HostlistErrors, LongNamesAreBoundedInBytes) {
+  std::string list = std::string(200, 'x') + "[0-999999]";
+  Diagnostic d = expand_error(list);
+  EXPECT_EQ(d.message, "host list expands to more than " + std::to_string(k_max_host_bytes) +
+                           " bytes of names (character 1 of " + std::to_string(list.size()) + ")");
+  EXPECT_EQ(expand_hostlist("x[1000-1999]c0s[0-7]b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov").size(), 8000u);
+}
+
+// The bound covers several lists that go to one output (`ezpz hostlist expand A B`).
+TEST(HostlistErrors, EarlierListsCountAgainstTheBound) {
+  EXPECT_EQ(expand_hostlist("a[1-3]", "list", {5}, {2, 0}).size(), 3u);
+  try {
+    expand_hostlist("a[1-3]", "list", {5}, {3, 0});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& error) {
+    EXPECT_EQ(error.diagnostics().front().message, "host list expands to more than 5 names");
+  }
+  EXPECT_THROW(expand_hostlist("ab", "list", {5, 10}, {1, 9}), UserError);
+}
+
+// Widths and lengths of numbers: leading zeros up to 18 digits are kept, longer numbers are an error,
+// never an overflow.
+TEST(HostlistNumbers, WidthsAndLengthsStayInBounds) {
+  EXPECT_EQ(joined(expand_hostlist("n[000000000000000098-000000000000000101]")),
+            "n000000000000000098 n000000000000000099 n000000000000000100 n000000000000000101");
+  EXPECT_EQ(joined(expand_hostlist("n[999999999999999998-999999999999999999]")), "n999999999999999998 n999999999999999999");
+  EXPECT_EQ(expand_error("n[0000000000000000009-10]").message, "malformed host list: number longer than 18 digits")
+      << "19 digits, even as leading zeros";
+  EXPECT_EQ(expand_error("n[000000000000000000000000000001]").message,
+            "malformed host list: number longer than 18 digits");
+  EXPECT_EQ(expand_error("n[1-123456789012345678901234567890]").message,
+            "malformed host list: number longer than 18 digits");
+  EXPECT_EQ(expand_error("n[0-999999999999999999]").message, "host list expands to more than 1000000 names");
+  EXPECT_EQ(first_host("n[000000000000000007-999999999999999999]"), "n000000000000000007");
+}
+
+TEST(ReadNodefile, IsBoundedInHosts) {
+  EXPECT_EQ(read_nodefile("a\na\nb\nb\n", "the host file PBS_NODEFILE=f", 2).size(), 2u) << "repeats are one host";
+  try {
+    read_nodefile("a\nb\nc\n", "the host file PBS_NODEFILE=f", 2);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()), "the host file PBS_NODEFILE=f names more than 2 different hosts");
+  }
 }
 
 TEST(HostlistErrors, CountsDoNotWrapAround) {
   std::string list = wrapping_list();
   Diagnostic d = expand_error(list);
   EXPECT_EQ(d.message,
-            "host list expands to more than 10000000 names (character 1 of " + std::to_string(list.size()) + ")");
+            "host list expands to more than 1000000 names (character 1 of " + std::to_string(list.size()) + ")");
 }
 
 TEST(HostlistErrors, HintsHowToFix) {
