@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "ezpz/profile/job_state.hpp"
@@ -36,17 +39,62 @@ constexpr PbsExecCode k_pbs_exec_codes[] = {
 // Substate of a job ended by a delete request (qdel), JOB_SUBSTATE_TERMINATED in OpenPBS src/include/job.h.
 constexpr int k_pbs_substate_terminated = 91;
 
+// The fields of a qstat job that ezpz reads, and the JSON type each must have when present.
+struct PbsField {
+  const char* key;
+  bool (nlohmann::json::*is)() const noexcept;
+  const char* type;
+};
+const PbsField k_pbs_fields[] = {
+    {"job_state", &nlohmann::json::is_string, "a string"},
+    {"comment", &nlohmann::json::is_string, "a string"},
+    {"substate", &nlohmann::json::is_number_integer, "an integer"},
+    {"Exit_status", &nlohmann::json::is_number_integer, "an integer"},
+};
+
+bool fits_int(const nlohmann::json& number) {
+  if (number.is_number_unsigned()) return number.get<std::uint64_t>() <= std::numeric_limits<int>::max();
+  std::int64_t value = number.get<std::int64_t>();
+  return value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max();
+}
+
+// What keeps ezpz from reading `job`, or "": a job that is no object, a field of another type than
+// expected, a number out of range. Whatever else a newer qstat adds is not looked at.
+std::string pbs_job_problem(const nlohmann::json& job) {
+  if (!job.is_object()) return std::string("the job is a JSON ") + job.type_name() + ", not an object";
+  for (const auto& field : k_pbs_fields) {
+    auto found = job.find(field.key);
+    if (found == job.end()) continue;
+    bool typed = ((*found).*field.is)();
+    if (typed && (!found->is_number_integer() || fits_int(*found))) continue;
+    // A scalar as written, an array or object by its kind: dump() recurses, and qstat's nesting is not ours.
+    std::string shown = found->is_primitive() ? found->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                                              : std::string("an ") + found->type_name();
+    if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+    return "'" + std::string(field.key) + "' is " + printable(shown) + ", expected " + field.type +
+           (typed ? " that fits an int" : "");
+  }
+  return "";
+}
+
 // qstat -x -f -F json: {"Jobs": {"ID": {"job_state": "F", "substate": 92, "Exit_status": 0, …}}}.
 bool parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
   auto json = nlohmann::json::parse(out, nullptr, false);
-  if (json.is_discarded() || !json.contains("Jobs") || !json["Jobs"].is_object() || json["Jobs"].empty()) return false;
-  const auto& job = json["Jobs"].begin().value();
+  if (json.is_discarded() || !json.is_object()) return false;
+  auto jobs = json.find("Jobs");
+  if (jobs == json.end() || !jobs->is_object() || jobs->empty()) return false;
+  const auto& job = jobs->begin().value();
+  if (std::string problem = pbs_job_problem(job); !problem.empty()) {
+    status.state = "unknown";
+    status.detail = "cannot read the scheduler's answer: " + problem;
+    return true;
+  }
   status.scheduler_state = job.value("job_state", "");
   status.state = mapped(scheduler, status.scheduler_state);
   if (status.state != "ended") return true;
   std::string comment = job.value("comment", "");
   bool deleted = job.value("substate", 0) == k_pbs_substate_terminated;
-  if (!job.contains("Exit_status") || !job["Exit_status"].is_number_integer()) {
+  if (!job.contains("Exit_status")) {
     // Deleted while queued or held (qdel: substate 91), or aborted by the server without running, e.g.
     // because an afterok parent failed (job_abt in OpenPBS src/server/req_register.c: no Exit_status).
     status.state = deleted ? "cancelled" : "not-run";
@@ -68,17 +116,25 @@ bool parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatu
   return true;
 }
 
-// scontrol -o show job ID: one line of KEY=VALUE words; JobState=COMPLETED ExitCode=0:0 (code:signal).
-bool parse_slurm_scontrol(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
-  std::map<std::string, std::string> fields;
-  for (const auto& word : split_words(trim(out))) {
-    auto equals = word.find('=');
-    if (equals != std::string::npos) fields[word.substr(0, equals)] = word.substr(equals + 1);
+// A status number of Slurm's ExitCode ("code:signal"): 0 to 255, else nullopt.
+std::optional<int> slurm_code(std::string_view text) {
+  if (text.empty() || text.size() > 3 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
   }
-  if (!fields.count("JobState")) return false;
-  status.scheduler_state = fields["JobState"];
+  int value = std::stoi(std::string(text));
+  return value <= 255 ? std::optional<int>(value) : std::nullopt;
+}
+
+// A Slurm job from its KEY=VALUE fields (scontrol's words, or sacct's columns by their scontrol names).
+using SlurmFields = std::map<std::string, std::string>;
+bool slurm_status(const Scheduler& scheduler, const SlurmFields& fields, JobStatus& status) {
+  auto job_state = fields.find("JobState");
+  if (job_state == fields.end()) return false;
+  status.scheduler_state = job_state->second;
   status.state = mapped(scheduler, status.scheduler_state);
-  std::string reason = fields.count("Reason") && fields["Reason"] != "None" ? fields["Reason"] : "";
+  if (status.scheduler_state.empty()) status.detail = "the scheduler gave an empty JobState";
+  auto reason_field = fields.find("Reason");
+  std::string reason = reason_field != fields.end() && reason_field->second != "None" ? reason_field->second : "";
   if (!reason.empty()) status.detail = reason;
   const auto& never = scheduler.never_starts;
   if (status.state == "queued" && std::find(never.begin(), never.end(), reason) != never.end()) {
@@ -88,25 +144,36 @@ bool parse_slurm_scontrol(const Scheduler& scheduler, const std::string& out, Jo
   const JobState* state = find_job_state(status.state);
   auto code = fields.find("ExitCode");
   if (code != fields.end() && state && state->done && status.state != "not-run") {
-    auto colon = code->second.find(':');
-    try {
-      int exit = std::stoi(code->second.substr(0, colon));
-      int signal = colon == std::string::npos ? 0 : std::stoi(code->second.substr(colon + 1));
-      status.exit_code = signal != 0 ? 128 + signal : exit;
-    } catch (const std::exception&) {
-    }
+    // "code:signal"; anything else (a newer format, garbage) leaves the exit code unknown.
+    std::string_view text = code->second;
+    size_t colon = text.find(':');
+    auto exit = slurm_code(text.substr(0, colon));
+    auto signal = colon == std::string_view::npos ? std::optional<int>(0) : slurm_code(text.substr(colon + 1));
+    if (exit && signal) status.exit_code = *signal != 0 ? 128 + *signal : *exit;
   }
   return true;
 }
 
+// scontrol -o show job ID: one line of KEY=VALUE words; JobState=COMPLETED ExitCode=0:0 (code:signal).
+bool parse_slurm_scontrol(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
+  SlurmFields fields;
+  for (const auto& word : split_words(trim(out))) {
+    auto equals = word.find('=');
+    if (equals != std::string::npos) fields[word.substr(0, equals)] = word.substr(equals + 1);
+  }
+  return slurm_status(scheduler, fields, status);
+}
+
 // sacct -n -P -X -o State,ExitCode: "COMPLETED|0:0" (the State may carry " by UID": "CANCELLED by 0").
 bool parse_slurm_sacct(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
-  std::string line = trim(out).substr(0, trim(out).find('\n'));
+  std::string text = trim(out);
+  std::string line = text.substr(0, text.find('\n'));
   auto bar = line.find('|');
   if (line.empty() || bar == std::string::npos) return false;
   std::string state = line.substr(0, bar);
-  state = state.substr(0, state.find(' '));
-  return parse_slurm_scontrol(scheduler, "JobState=" + state + " ExitCode=" + line.substr(bar + 1), status);
+  std::string code = line.substr(bar + 1);
+  return slurm_status(scheduler, {{"JobState", state.substr(0, state.find(' '))}, {"ExitCode", code.substr(0, code.find('|'))}},
+                      status);
 }
 
 // Reads a status command's output into `status`; false when the output names no job.
@@ -181,6 +248,10 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
   if (!parser->second(scheduler, result.out, status)) {
     throw UserError(argv[0] + " exited 0 but named no job: " + command_and_stderr(argv, result),
                     "is the " + scheduler.name + " server reachable from here?");
+  }
+  if (status.state == "unknown" && status.detail.empty()) {
+    std::string shown = status.scheduler_state.substr(0, 60) + (status.scheduler_state.size() > 60 ? "..." : "");
+    status.detail = "the scheduler's state '" + printable(shown) + "' is not in schedulers/" + scheduler.name + ".yaml";
   }
   return status;
 }

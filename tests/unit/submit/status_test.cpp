@@ -154,6 +154,113 @@ TEST(JobStatus, EveryShippedSchedulerMapsIntoTheVocabulary) {
   }
 }
 
+// --- hostile answers: odd types, garbage and truncation never escape as an exception ----------------
+
+struct OddAnswer {
+  const char* scheduler;
+  std::string out;
+  const char* state;    // what the job is then
+  const char* detail;   // a part of the detail, "" for any
+};
+
+void PrintTo(const OddAnswer& c, std::ostream* out) { *out << c.scheduler << " " << c.out.substr(0, 80); }
+
+class OddSchedulerAnswers : public ::testing::TestWithParam<OddAnswer> {};
+
+TEST_P(OddSchedulerAnswers, GiveAStateNotAnAbort) {
+  const OddAnswer& c = GetParam();
+  test::FakeRunner runner;
+  runner.answers.push_back({0, c.out, ""});
+  JobStatus status;
+  try {
+    status = query_status(test::builtin_catalog().scheduler(c.scheduler), "42", runner);
+  } catch (const UserError& error) {
+    FAIL() << "UserError: " << error.what();
+  } catch (const std::exception& error) {
+    FAIL() << "escaped: " << error.what();
+  }
+  EXPECT_EQ(status.state, c.state) << status.detail;
+  EXPECT_NE(status.detail.find(c.detail), std::string::npos) << status.detail;
+  EXPECT_FALSE(status.exit_code && (*status.exit_code < 0 || *status.exit_code > 255)) << *status.exit_code;
+}
+
+std::string pbs_job(const std::string& fields) {
+  return R"({"timestamp":1,"pbs_version":"2022","Jobs":{"42.server":)" + fields + "}}";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Pbs, OddSchedulerAnswers,
+    ::testing::Values(
+        OddAnswer{"pbs", pbs_job(R"({"job_state":7})"), "unknown", "'job_state' is 7, expected a string"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":null})"), "unknown", "'job_state' is null, expected a string"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":["F"]})"), "unknown", "'job_state' is an array, expected a string"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":{"a":{"b":[1,2,{"c":null}]}}})"), "unknown", "'job_state' is an object"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":"0"})"), "unknown",
+                  "'Exit_status' is \"0\", expected an integer"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":1.5})"), "unknown", "expected an integer"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":null})"), "unknown", "expected an integer"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":99999999999999999999999999})"), "unknown",
+                  "expected an integer"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":18446744073709551615})"), "unknown",
+                  "'Exit_status' is 18446744073709551615, expected an integer that fits an int"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":-9223372036854775808})"), "unknown",
+                  "that fits an int"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":4294967296})"), "unknown", "that fits an int"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":0,"substate":"91"})"), "unknown",
+                  "'substate' is \"91\", expected an integer"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":0,"comment":false})"), "unknown",
+                  "'comment' is false, expected a string"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"R","comment":")" + std::string(100000, 'x') + R"("})"), "running", ""},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"R","comment":)" + std::string(100, '[') + std::string(100, ']') + "}"),
+                  "unknown", "'comment' is an array, expected a string"},
+        // Nesting a recursive printer would not survive.
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"R","comment":)" + std::string(1000000, '[') + std::string(1000000, ']') + "}"),
+                  "unknown", "'comment' is an array"},
+        OddAnswer{"pbs", pbs_job("42"), "unknown", "the job is a JSON number, not an object"},
+        OddAnswer{"pbs", pbs_job("[]"), "unknown", "the job is a JSON array, not an object"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"Z"})"), "unknown", "the scheduler's state 'Z' is not in schedulers/pbs.yaml"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":0,"new_field":[1,{"x":null}]})"), "completed", ""}));
+
+INSTANTIATE_TEST_SUITE_P(
+    Slurm, OddSchedulerAnswers,
+    ::testing::Values(
+        OddAnswer{"slurm", "JobId=42 JobState=COMPLETED ExitCode=0:2147483647\n", "completed", ""},
+        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=99999999999999999999:0\n", "failed", ""},
+        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=-3:0\n", "failed", ""},
+        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=:\n", "failed", ""},
+        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=1:2:3\n", "failed", ""},
+        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode\n", "failed", ""},
+        OddAnswer{"slurm", "JobId=42 JobState= ExitCode=0:0\n", "unknown", "empty JobState"},
+        OddAnswer{"slurm", "JobState=RUNNING = == =x x= \x01\x02 Reason=\n\n\nodd line without equals\n", "running", ""},
+        OddAnswer{"slurm", "JobState=RUNNING Reason=" + std::string(1 << 20, 'r') + "\n", "running", "rrrr"},
+        OddAnswer{"slurm", "JobId=42 JobState=" + std::string(1 << 20, 'S') + "\n", "unknown", "SSSS...' is not in"}));
+
+TEST(QueryStatus, OddSacctLinesGiveAStateNotAnAbort) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"COMPLETED|0:2147483647\n", "completed"}, {"FAILED|\n", "failed"}, {"|0:0\n", "unknown"},
+      {"FAILED|1:0|extra|fields\n", "failed"},  {"COMPLETED|0:0 JobState=FAILED\n", "completed"},
+  };
+  for (const auto& [line, state] : cases) {
+    test::FakeRunner runner;
+    runner.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
+    runner.answers.push_back({0, line, ""});
+    JobStatus status = query_status(test::builtin_catalog().scheduler("slurm"), "42", runner);
+    EXPECT_EQ(status.state, state) << line;
+    EXPECT_FALSE(status.exit_code && (*status.exit_code < 0 || *status.exit_code > 255)) << line;
+  }
+}
+
+// Output that is no JSON at all, or is cut off, names no job: an error with the command, not an abort.
+TEST(QueryStatus, TruncatedOrNonJsonQstatOutputIsAnError) {
+  for (std::string out : {pbs_job(R"({"job_state":"F")").substr(0, 50), std::string("{\"Jobs\":"),
+                          std::string(100000, '[') + "\"Jobs\"", std::string("\"Jobs\""), std::string("[1,2]"),
+                          std::string(R"({"Jobs":[{"job_state":"F"}]})"), std::string(R"({"Jobs":"42"})")}) {
+    test::FakeRunner runner;
+    runner.answers.push_back({0, out, ""});
+    EXPECT_THROW(query_status(test::builtin_catalog().scheduler("pbs"), "42", runner), UserError) << out.substr(0, 80);
+  }
+}
+
 TEST(QueryStatus, ASchedulerThatCannotRunIsAnError) {
   test::FakeRunner runner;
   runner.answers.push_back({127, "", "scontrol: command not found"});

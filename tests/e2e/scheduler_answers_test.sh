@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Odd scheduler answers and unusable record directories end in a state or a clear error, never an abort:
+# stand-in qstat/scontrol/sacct on PATH print fields of unexpected JSON types, truncated JSON, garbage
+# lines; EZPZ_RECORDS_DIR points where no directory can be made.
+#   scheduler_answers_test.sh EZPZ   (ctest: e2e.scheduler_answers_test)
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+ezpz=$1
+bin="$workdir/bin"
+mkdir -p "$bin"
+export PATH="$bin:$PATH" EZPZ_RECORDS_DIR="$workdir/records" EZPZ_SCHEDULER_TIMEOUT=10
+unset EZPZ_SYSTEM
+stand_in() {  # stand_in NAME: a scheduler command that prints $workdir/NAME.out and exits 0
+  printf '#!/bin/sh\ncat "%s"\n' "$workdir/$1.out" >"$bin/$1"
+  chmod +x "$bin/$1"
+}
+stand_in qstat
+stand_in scontrol
+# state_of SYSTEM: sets $state to what `ezpz status 42 --json` reports, $status to its exit code (stderr
+# in $workdir/err).
+state_of() {
+  timeout -k 2 20 "$ezpz" status 42 --system "$1" --json >"$workdir/out" 2>"$workdir/err"
+  status=$?
+  state=$(/usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[0]['state'])" "$workdir/out" 2>/dev/null)
+}
+job() { printf '{"Jobs":{"42.server":%s}}' "$1" >"$workdir/qstat.out"; }
+
+for fields in '{"job_state":7}' '{"job_state":null}' '{"job_state":["F"]}' '{"job_state":"F","Exit_status":"0"}' \
+  '{"job_state":"F","Exit_status":1e300}' '{"job_state":"F","Exit_status":18446744073709551615}' \
+  '{"job_state":"F","Exit_status":0,"substate":{"a":[]}}' '{"job_state":"F","comment":false}' '42' '[]'; do
+  job "$fields"
+  state_of pbs
+  check "qstat job $fields: exit 0 (got $status: $(head -c 300 "$workdir/err"))" test "$status" -eq 0
+  check "... state unknown (got '$state')" test "$state" = unknown
+done
+python3 -c "print('{\"Jobs\":{\"42.server\":{\"job_state\":\"R\",\"comment\":' + '[' * 1000000 + ']' * 1000000 + '}}}')" \
+  >"$workdir/qstat.out"
+state_of pbs
+check "qstat nested a million deep: exit 0 (got $status: $(head -c 300 "$workdir/err"))" test "$status" -eq 0
+check "... state unknown (got '$state')" test "$state" = unknown
+for out in '{"Jobs":{"42.server":{"job_state":"F","Exit_st' '{"Jobs":[1]}' 'garbage'; do
+  printf '%s' "$out" >"$workdir/qstat.out"
+  state_of pbs
+  check "qstat printed '$out': exit 1 (got $status)" test "$status" -eq 1
+  check "... a one-line error that names qstat ($(head -c 300 "$workdir/err"))" \
+    grep -q "^ezpz: error: qstat exited 0 but named no job" "$workdir/err"
+done
+
+printf 'JobId=42 JobState=COMPLETED ExitCode=0:2147483647 = == x= \001\n\nno equals here\n' >"$workdir/scontrol.out"
+state_of slurm
+check "odd scontrol lines: exit 0 (got $status: $(head -c 300 "$workdir/err"))" test "$status" -eq 0
+check "... completed (got '$state')" test "$state" = completed
+check "... without an overflowed exit code" /usr/bin/python3 -c \
+  "import json, sys; assert json.load(open(sys.argv[1]))[0]['exit_code'] is None" "$workdir/out"
+{ printf 'JobId=42 JobState=RUNNING Reason='; head -c 5000000 /dev/zero | tr '\0' r; printf '\n'; } >"$workdir/scontrol.out"
+state_of slurm
+check "a 5 MB scontrol line: exit 0 (got $status)" test "$status" -eq 0
+check "... running (got '$state')" test "$state" = running
+printf 'slurm_load_jobs error: Invalid job id specified\n' >"$workdir/scontrol.err"
+printf '#!/bin/sh\ncat "%s" >&2\nexit 1\n' "$workdir/scontrol.err" >"$bin/scontrol"
+printf '#!/bin/sh\nprintf "COMPLETED|0:0 JobState=FAILED\\n"\n' >"$bin/sacct"
+chmod +x "$bin/sacct"
+state_of slurm
+check "a sacct line with a smuggled field: exit 0 (got $status)" test "$status" -eq 0
+check "... completed: the field is not read as the state (got '$state')" test "$state" = completed
+
+# Records directories that cannot be made: one clear error naming the directory, exit 1.
+cat >"$workdir/job.yaml" <<'YAML'
+system: slurm
+name: records
+run: [true]
+YAML
+printf '#!/bin/sh\necho 4242\n' >"$bin/sbatch"
+chmod +x "$bin/sbatch"
+: >"$workdir/a-file"
+for dir in /proc/ezpz-records "$workdir/a-file/records"; do
+  EZPZ_RECORDS_DIR=$dir timeout 20 "$ezpz" submit "$workdir/job.yaml" >"$workdir/out" 2>"$workdir/err"
+  status=$?
+  check "submit with records in $dir: exit 1 (got $status)" test "$status" -eq 1
+  check "... the error names the directory ($(head -c 300 "$workdir/err"))" \
+    grep -qF "ezpz: error: cannot keep the job's record in $dir: " "$workdir/err"
+  check "... says nothing was submitted" grep -q "nothing was submitted" "$workdir/err"
+  check "... nothing on stdout" test ! -s "$workdir/out"
+  EZPZ_RECORDS_DIR=$dir timeout 20 "$ezpz" status >"$workdir/out" 2>"$workdir/err"
+  status=$?
+  check "status with records in $dir: exit 1 (got $status)" test "$status" -eq 1
+  check "... the error names the directory ($(head -c 300 "$workdir/err"))" \
+    grep -qF "ezpz: error: no job ids given and no job records in $dir" "$workdir/err"
+  check "... one line and a hint" test "$(wc -l <"$workdir/err")" -le 2
+done
+finish
