@@ -266,13 +266,15 @@ void read_getopt_string(std::map<char, OptionTable::Value>& target, const Node& 
   r.text(text, node, "options.short");
   for (size_t i = 0; i < text.size(); ++i) {
     if (!std::isalnum(static_cast<unsigned char>(text[i]))) {
-      r.d.error(node.loc, "'options.short' is a getopt string: letters, each followed by ':' or '::' if it takes a value");
+      r.d.error(node.loc,
+                "'options.short' is a getopt string: letters, each followed by ':' or '::' if it takes a value");
       return;
     }
     size_t colons = 0;
     while (colons < 2 && i + 1 + colons < text.size() && text[i + 1 + colons] == ':') ++colons;
-    target[text[i]] = colons == 0 ? OptionTable::Value::none
-                                  : colons == 1 ? OptionTable::Value::required : OptionTable::Value::optional;
+    target[text[i]] = colons == 0   ? OptionTable::Value::none
+                      : colons == 1 ? OptionTable::Value::required
+                                    : OptionTable::Value::optional;
     i += colons;
   }
 }

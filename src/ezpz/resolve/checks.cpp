@@ -112,8 +112,7 @@ void Resolver::check_scheduler_args() {
     if (arg.empty() || arg.front() != '-' || !std::none_of(arg.begin(), arg.end(), [](char c) {
           return std::iscntrl(static_cast<unsigned char>(c)) || c == '#';
         })) {
-      d.error(at(job.spec.scheduler_args->origin),
-              "scheduler argument '" + printable(arg) + "' is not a single option",
+      d.error(at(job.spec.scheduler_args->origin), "scheduler argument '" + printable(arg) + "' is not a single option",
               "each entry starts with '-' and has no '#' (PBS rejects trailing comments) or line breaks");
     } else if (!job.scheduler->options.empty()) {
       check_scheduler_arg(arg, owned);
