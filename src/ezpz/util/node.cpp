@@ -18,12 +18,14 @@ namespace {
 // recursive alias (yaml-cpp builds a cyclic node graph) or an attack; more values is an alias bomb.
 constexpr int k_max_depth = 64;
 constexpr size_t k_max_values = 1'000'000;
+constexpr size_t k_max_text_bytes = 16u << 20;  // of all scalars and keys after expansion
 
 struct Converter {
   SourceRef source;
   int line_offset;
   int column_offset;
   mutable size_t values = 0;
+  mutable size_t text_bytes = 0;
 
   SourceLoc at(const YAML::Mark& mark, size_t length) const {
     if (mark.line < 0) return SourceLoc{source, 1, 1, 1};
@@ -35,6 +37,10 @@ struct Converter {
   // Text that reaches scripts and JSON records must be UTF-8 (a Latin-1 byte is named where it is) and
   // hold no NUL or CR: bash drops a NUL, so the program would get another value, and sbatch refuses CR.
   void check_text(const std::string& text, const YAML::Mark& mark) const {
+    if ((text_bytes += text.size()) > k_max_text_bytes) {
+      throw UserError(at(mark, 1), "the document expands to more than " + std::to_string(k_max_text_bytes >> 20) +
+                                       " MiB of text (aliases repeated inside aliases?)");
+    }
     if (std::string problem = text_problem(text); !problem.empty()) {
       throw UserError(at(mark, text.size()), "'" + printable(text) + "' " + problem,
                       is_valid_utf8(text) ? "" : "save the file as UTF-8 (iconv -f latin1 -t utf-8)");
