@@ -6,8 +6,9 @@
 namespace ezpz {
 
 void merge_templates(NamedTemplates& base, const NamedTemplates& overlay) {
-  for (const auto& [name, value] : overlay) {
-    auto existing = std::find_if(base.begin(), base.end(), [&](const auto& entry) { return entry.first == name; });
+  for (const auto& item : overlay) {
+    const auto& [name, value] = item;
+    auto existing = std::find_if(base.begin(), base.end(), [&](const auto& entry) { return entry.first == item.first; });
     if (existing == base.end()) {
       if (value) base.emplace_back(name, value);
     } else if (value) {
