@@ -2,10 +2,12 @@
 #include "ezpz/util/node.hpp"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
 #include <unordered_map>
 #include <vector>
 
@@ -123,6 +125,47 @@ std::string Node::describe() const {
   return "nothing";
 }
 
+namespace {
+
+// Where each document starts. Only the starts matter: the tree is built by YAML::Load.
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// ezpz reads one document per file. Not through YAML::LoadAll: yaml-cpp 0.7 gives a ',' outside
+// brackets as an empty document that consumes nothing, so LoadAll never returns (found by fuzz_spec;
+// a 1-byte spec hung `ezpz validate`). The documents are counted here, and reading stops at the second
+// one, or at one that starts where the first did.
+void check_one_document(std::string_view text, const Converter& converter) {
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  DocumentStarts documents;
+  while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
+  }
+  if (documents.starts.size() < 2) return;
+  const YAML::Mark& second = documents.starts[1];
+  if (second.pos == documents.starts[0].pos) {
+    std::string token = second.pos >= 0 && static_cast<size_t>(second.pos) < text.size()
+                            ? printable(std::string(1, text[static_cast<size_t>(second.pos)]))
+                            : std::string();
+    throw UserError(converter.at(second, 1), "malformed YAML: unexpected '" + token + "'",
+                    "a ',' belongs between the items of a [list] or a {map}");
+  }
+  throw UserError(converter.at(second, 3), "a second YAML document ('---'): ezpz reads one document per file",
+                  "put one job in each file, or remove the '---' line");
+}
+
+}  // namespace
+
 Node parse_yaml(const SourceRef& source, int line_offset, int column_offset) {
   return parse_yaml(source, source->text, line_offset, column_offset);
 }
@@ -130,14 +173,8 @@ Node parse_yaml(const SourceRef& source, int line_offset, int column_offset) {
 Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset) {
   Converter converter{source, line_offset, column_offset};
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    if (documents.size() > 1) {
-      throw UserError(converter.at(documents[1].Mark(), 1),
-                      "a second YAML document ('---'): ezpz reads one document per file",
-                      "put one job in each file, or remove the '---' line");
-    }
-    YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
-    Node node = converter.convert(root);
+    check_one_document(text, converter);
+    Node node = converter.convert(YAML::Load(std::string(text)));
     if (node.is_null()) node.loc = SourceLoc{source, 0, 0, 1};
     return node;
   } catch (const YAML::DeepRecursion& error) {
