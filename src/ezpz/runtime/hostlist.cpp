@@ -386,8 +386,8 @@ struct Split {
     size_t n = std::min(fields[a], fields[b]);
     const std::string_view* ta = &texts[first_text(a)];
     const std::string_view* tb = &texts[first_text(b)];
-    const Number* na = &numbers[first_number[a]];
-    const Number* nb = &numbers[first_number[b]];
+    const Number* na = numbers.data() + first_number[a];  // not numbers[…]: may be one past the end
+    const Number* nb = numbers.data() + first_number[b];
     for (size_t i = 0;; ++i) {
       int order = compare_text(ta[i], tb[i]);
       if (order != 0) return order < 0;
