@@ -30,9 +30,21 @@ struct LineParser {
   void fail(std::string why) {
     if (result.problem.empty()) result.problem = std::move(why);
   }
+  // The spelling with a list item's name in lower case when the scheduler ignores its case.
+  std::string folded(const std::string& spelled) const {
+    size_t space = spelled.find(' ');
+    if (!table.list_names_ignore_case || space == std::string::npos) return spelled;
+    std::string key = spelled;
+    std::transform(key.begin() + static_cast<long>(space), key.end(), key.begin() + static_cast<long>(space),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return key;
+  }
   std::string name_of(const std::string& spelled) const {
-    auto same = table.same_as.find(spelled);
-    return same == table.same_as.end() ? spelled : same->second;
+    std::string key = folded(spelled);
+    for (const auto& [spelling, name] : table.same_as) {
+      if (folded(spelling) == key) return name;
+    }
+    return key;
   }
   bool is_list(const std::string& spelled) const {
     auto listed = [&](const std::string& option) {

@@ -303,6 +303,8 @@ void read_options(OptionTable& table, const Node& node, Reader& r) {
                    {"long", [&](const Node& n) { read_long_options(table.long_options, n, r); }},
                    {"long_prefixes", [&](const Node& n) { r.flag(table.long_prefixes, n, "options.long_prefixes"); }},
                    {"lists", [&](const Node& n) { r.list(table.lists, n, "options.lists"); }},
+                   {"list_names_ignore_case",
+                    [&](const Node& n) { r.flag(table.list_names_ignore_case, n, "options.list_names_ignore_case"); }},
                    {"same_as",
                     [&](const Node& n) {
                       std::vector<std::pair<std::string, std::string>> spellings;

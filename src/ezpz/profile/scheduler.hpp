@@ -25,6 +25,7 @@ struct OptionTable {
   std::map<std::string, Value> long_options;      // getopt_long names, without "--"
   bool long_prefixes = false;                     // getopt_long also accepts an unambiguous prefix
   std::vector<std::string> lists;                 // options whose value is name=value,…: "-l" sets "-l walltime"
+  bool list_names_ignore_case = false;            // "-l Walltime" is "-l walltime" (PBS)
   std::map<std::string, std::string> same_as;     // another spelling → the option's one name ("-N" → "--nodes")
 
   bool empty() const { return short_options.empty() && long_options.empty(); }

@@ -51,6 +51,11 @@ const std::vector<Case> k_cases = {
     {"aurora", "-l min_walltime=1:00", "sets '-l walltime' (as '-l min_walltime'), which the spec key 'walltime' owns"},
     {"aurora", "-W Account_Name=other", "sets '-A' (as '-W Account_Name'), which the spec key 'account' owns"},
     {"aurora", "-W depend=afterok:1", "sets '-W depend', which the spec key 'after' owns"},
+    // PBS ignores the case of resource and attribute names.
+    {"aurora", "-l Walltime=99:00:00", "sets '-l walltime' (as '-l Walltime'), which the spec key 'walltime' owns"},
+    {"aurora", "-lSELECT=5000", "sets '-l select' (as '-l SELECT'), which the spec key 'nodes' owns"},
+    {"aurora", "-W account_name=other", "sets '-A' (as '-W account_name'), which the spec key 'account' owns"},
+    {"aurora", "-W DEPEND=afterok:1", "sets '-W depend' (as '-W DEPEND'), which the spec key 'after' owns"},
     {"aurora", "-N other", "sets '-N', which the spec key 'name' owns"},
     {"aurora", "-hq prod", "sets '-q', which the spec key 'queue' owns"},
     {"aurora", "--nodes=5", "is refused by qsub: '--nodes' is not an option"},
