@@ -38,3 +38,10 @@ alive() {
 }
 workdir=$(mktemp -d)
 trap 'rm -rf "$workdir"' EXIT
+# stand_in NAME SCRIPT: a command NAME in $workdir/bin (put it first on PATH) that runs the sh SCRIPT, to
+# stand in for a scheduler command.
+stand_in() {
+  mkdir -p "$workdir/bin"
+  printf '#!/bin/sh\n%s\n' "$2" >"$workdir/bin/$1"
+  chmod +x "$workdir/bin/$1"
+}

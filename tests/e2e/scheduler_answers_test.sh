@@ -7,16 +7,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 ezpz=$1
-bin="$workdir/bin"
-mkdir -p "$bin"
-export PATH="$bin:$PATH" EZPZ_RECORDS_DIR="$workdir/records" EZPZ_SCHEDULER_TIMEOUT=10
+export PATH="$workdir/bin:$PATH" EZPZ_RECORDS_DIR="$workdir/records" EZPZ_SCHEDULER_TIMEOUT=10
 unset EZPZ_SYSTEM
-stand_in() {  # stand_in NAME: a scheduler command that prints $workdir/NAME.out and exits 0
-  printf '#!/bin/sh\ncat "%s"\n' "$workdir/$1.out" >"$bin/$1"
-  chmod +x "$bin/$1"
-}
-stand_in qstat
-stand_in scontrol
+# qstat and scontrol print $workdir/NAME.out and exit 0.
+stand_in qstat "cat '$workdir/qstat.out'"
+stand_in scontrol "cat '$workdir/scontrol.out'"
 # state_of SYSTEM: sets $state to what `ezpz status 42 --json` reports, $status to its exit code (stderr
 # in $workdir/err).
 state_of() {
@@ -58,9 +53,8 @@ state_of slurm
 check "a 5 MB scontrol line: exit 0 (got $status)" test "$status" -eq 0
 check "... running (got '$state')" test "$state" = running
 printf 'slurm_load_jobs error: Invalid job id specified\n' >"$workdir/scontrol.err"
-printf '#!/bin/sh\ncat "%s" >&2\nexit 1\n' "$workdir/scontrol.err" >"$bin/scontrol"
-printf '#!/bin/sh\nprintf "COMPLETED|0:0 JobState=FAILED\\n"\n' >"$bin/sacct"
-chmod +x "$bin/sacct"
+stand_in scontrol "cat '$workdir/scontrol.err' >&2; exit 1"
+stand_in sacct 'printf "COMPLETED|0:0 JobState=FAILED\n"'
 state_of slurm
 check "a sacct line with a smuggled field: exit 0 (got $status)" test "$status" -eq 0
 check "... completed: the field is not read as the state (got '$state')" test "$state" = completed
@@ -71,8 +65,7 @@ system: slurm
 name: records
 run: [true]
 YAML
-printf '#!/bin/sh\necho 4242\n' >"$bin/sbatch"
-chmod +x "$bin/sbatch"
+stand_in sbatch 'echo 4242'
 : >"$workdir/a-file"
 for dir in /proc/ezpz-records "$workdir/a-file/records"; do
   EZPZ_RECORDS_DIR=$dir timeout 20 "$ezpz" submit "$workdir/job.yaml" >"$workdir/out" 2>"$workdir/err"

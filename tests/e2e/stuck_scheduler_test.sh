@@ -7,19 +7,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 ezpz=$1
-bin="$workdir/bin"
-mkdir -p "$bin"
-export PATH="$bin:$PATH" EZPZ_RECORDS_DIR="$workdir/records" EZPZ_SCHEDULER_TIMEOUT=1
+export PATH="$workdir/bin:$PATH" EZPZ_RECORDS_DIR="$workdir/records" EZPZ_SCHEDULER_TIMEOUT=1
 unset EZPZ_SYSTEM
 cat >"$workdir/job.yaml" <<'YAML'
 system: slurm
 name: stuck
 run: [true]
 YAML
-stand_in() {  # stand_in NAME SCRIPT: a scheduler command that runs SCRIPT
-  printf '#!/bin/sh\n%s\n' "$2" >"$bin/$1"
-  chmod +x "$bin/$1"
-}
 # sbatch prints the id and then hangs: the id is named, and the job may have been submitted.
 stand_in sbatch "echo 4242; echo \$\$ >'$workdir/sbatch.pid'; sleep 60"
 start=$SECONDS
