@@ -4,6 +4,7 @@
 #include <netdb.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/util/error.hpp"
@@ -16,9 +17,25 @@ namespace {
 const std::vector<std::string> k_backends = {"nccl", "xccl", "gloo", "mpi"};
 constexpr long k_default_port = 29500;
 
-std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
+constexpr std::string_view k_first_host = "{first_host}";
 
 }  // namespace
+
+std::string master_addr_for(const std::string& pattern, const std::string& host) {
+  auto at = pattern.find(k_first_host);
+  if (at == std::string::npos) return pattern;
+  std::string name = host.substr(0, host.find('.'));
+  // What the pattern adds to the first label ("-hsn0" on Sunspot): a host list that already holds the
+  // network name (Sunspot's PBS_NODEFILE lists x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov) must
+  // not get it twice, so the result is the same for the short and the network form of a host.
+  std::string rest = pattern.substr(at + k_first_host.size());
+  std::string label_tail = rest.substr(0, rest.find('.'));
+  if (!label_tail.empty() && name.size() > label_tail.size() &&
+      name.compare(name.size() - label_tail.size(), label_tail.size(), label_tail) == 0) {
+    name.resize(name.size() - label_tail.size());
+  }
+  return pattern.substr(0, at) + name + rest;
+}
 
 HostResolver system_host_resolver() {
   return [](const std::string& host) -> std::optional<std::string> {
@@ -95,11 +112,10 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
     out.notes.push_back("MASTER_ADDR already set");
   } else if (!allocation.hosts.empty()) {
     std::string pattern = inputs.profile ? inputs.profile->master_addr : "{first_host}";
-    std::string first = short_name(allocation.hosts.front());
-    auto at = pattern.find("{first_host}");
+    const std::string& first = allocation.hosts.front();
     out.master_addr_origin = "the first host '" + first + "' of " + allocation.hosts_from + " in master_addr '" +
                              pattern + "'" + (inputs.profile ? " of profile '" + inputs.profile->name + "'" : "");
-    out.master_addr = at == std::string::npos ? pattern : pattern.replace(at, 12, first);
+    out.master_addr = master_addr_for(pattern, first);
     out.notes.push_back("MASTER_ADDR from the first host of " + allocation.hosts_from);
   } else if (out.nodes == 1) {
     out.master_addr = "127.0.0.1";

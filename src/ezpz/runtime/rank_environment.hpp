@@ -54,6 +54,13 @@ HostResolver system_host_resolver();
 // single-node job looks up nothing.
 void check_rendezvous_host(const RankEnvironment& rank_env, const HostResolver& resolve);
 
+// The rendezvous host for a job whose first host is `host`, by the profile's `master_addr` pattern:
+// `host` is cut at the first '.', and where the pattern adds text to the first label of the name
+// (Sunspot's "{first_host}-hsn0.hsn…"), a name that already ends with that text keeps it once. So
+// the short, management and network forms of a host name give the same address, and the function is
+// idempotent: master_addr_for(p, master_addr_for(p, h)) == master_addr_for(p, h).
+std::string master_addr_for(const std::string& pattern, const std::string& host);
+
 // MASTER_PORT for a job: a port in [20000, 60000) derived from the job id, the same on every rank.
 long port_for_job(const std::string& job_id);
 

@@ -67,6 +67,52 @@ TEST(RankEnvironment, FrontierMultiNodeOnlyVariables) {
   EXPECT_EQ(single.count("NCCL_SOCKET_IFNAME"), 0u) << "RCCL network variables only for multi-node jobs";
 }
 
+// Every form a PBS_NODEFILE entry takes on a system with a network suffix gives the one HSN name
+// (issue 10: Sunspot's nodefile already lists x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov, and
+// ezpz made x1921c1s0b0n0-hsn0-hsn0.hsn… of it).
+struct NodefileForm {
+  const char* system;
+  const char* entry;
+  const char* master_addr;
+};
+
+const NodefileForm k_nodefile_forms[] = {
+    {"sunspot", "x1921c1s0b0n0", "x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov"},
+    {"sunspot", "x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov", "x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov"},
+    {"sunspot", "x1921c1s0b0n0-hsn0", "x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov"},
+    {"aurora", "x4102c5s0b0n0", "x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov"},
+    {"aurora", "x4102c5s0b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov", "x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov"},
+    {"aurora", "x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov", "x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov"},
+    {"polaris", "x3005c0s13b1n0.hsn.cm.polaris.alcf.anl.gov", "x3005c0s13b1n0.hsn.cm.polaris.alcf.anl.gov"},
+    {"polaris", "x3005c0s13b1n0", "x3005c0s13b1n0.hsn.cm.polaris.alcf.anl.gov"},
+};
+
+TEST(RankEnvironment, EveryNodefileFormGivesOneRendezvousHost) {
+  for (const auto& form : k_nodefile_forms) {
+    std::string hosts = nodefile(std::string(form.entry) + "\nx9999c0s0b0n0\n");
+    auto env = exports_of(on(form.system, {{"PALS_RANKID", "0"},
+                                           {"PALS_LOCAL_RANKID", "0"},
+                                           {"PALS_NODEID", "0"},
+                                           {"PMI_RANK", "0"},
+                                           {"PMI_SIZE", "2"},
+                                           {"PMI_LOCAL_SIZE", "1"},
+                                           {"PBS_JOBID", "1.pbs"},
+                                           {"PBS_NODEFILE", hosts}}));
+    EXPECT_EQ(env["MASTER_ADDR"], form.master_addr) << form.system << " " << form.entry;
+    // Idempotent: the address itself, as a nodefile entry, gives itself.
+    const std::string& pattern = test::builtin_catalog().system(form.system).master_addr;
+    EXPECT_EQ(master_addr_for(pattern, form.master_addr), form.master_addr) << form.system;
+  }
+}
+
+TEST(MasterAddrFor, PatternsWithoutSuffixOrPlaceholder) {
+  EXPECT_EQ(master_addr_for("{first_host}", "frontier00012.frontier.olcf.ornl.gov"), "frontier00012");
+  EXPECT_EQ(master_addr_for("10.0.0.1", "x1"), "10.0.0.1");
+  EXPECT_EQ(master_addr_for("{first_host}-hsn0.hsn.example", "-hsn0"), "-hsn0-hsn0.hsn.example")
+      << "a name that is nothing but the suffix is not cut to nothing";
+  EXPECT_EQ(master_addr_for("{first_host}-ib", "n01-ib"), "n01-ib") << "a suffix without a dot";
+}
+
 TEST(RankEnvironment, SameAddressAndPortOnEveryRank) {
   std::map<std::string, std::string> seen;
   for (int rank = 0; rank < 8; ++rank) {
