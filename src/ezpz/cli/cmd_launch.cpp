@@ -51,7 +51,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   }
   if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system);
 
-  if (!options.hostfile.empty()) setenv("EZPZ_HOSTFILE", options.hostfile.c_str(), 1);  // for the ranks' MASTER_ADDR
+  for (const auto& [name, value] : plan.env) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> argv;
   for (auto& word : plan.argv) argv.push_back(word.data());
   argv.push_back(nullptr);

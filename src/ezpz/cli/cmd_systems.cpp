@@ -81,6 +81,11 @@ int show_system(const std::string& name) {
   std::cout << "launcher:   " << join(p.launcher.args, " ") << "\n";
   for (const auto& [ranks, binding] : p.launcher.cpu_bind)
     std::cout << "  cpu-bind for " << ranks << " ranks/node: " << binding << "\n";
+  if (!p.launcher.env_option.empty()) {
+    std::vector<std::string> names = {"the script's exports"};
+    names.insert(names.end(), p.launcher.env_names.begin(), p.launcher.env_names.end());
+    std::cout << "  passes to the ranks, each with " << p.launcher.env_option << ": " << join(names, ", ") << "\n";
+  }
   if (!node.node_local.empty()) std::cout << "node-local: " << node.node_local << "\n";
   std::cout << "master:     " << p.master_addr
             << (p.master_port ? ":" + std::to_string(*p.master_port) : std::string(", port from the job id")) << "\n";

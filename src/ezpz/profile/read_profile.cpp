@@ -168,11 +168,26 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
                    {"cpu_bind_default",
                     [&](const Node& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
                    {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
+                   {"env_option", [&](const Node& n) { r.text(launcher.env_option, n, "launcher.env_option"); }},
+                   {"env_names", [&](const Node& n) { r.list(launcher.env_names, n, "launcher.env_names"); }},
                },
                r.d);
   if (node.is_map() && !node.find("kind"))
     r.d.error(node.loc, "missing 'launcher.kind'", "one of 'mpiexec', 'srun', 'local'");
   if (node.is_map() && !node.find("args")) r.d.error(node.loc, "missing 'launcher.args': the launch command");
+  if (const Node* option = node.is_map() ? node.find("env_option") : nullptr;
+      option && !launcher.env_option.empty() && launcher.env_option.find("{name}") == std::string::npos) {
+    r.d.error(option->loc, "'launcher.env_option' must contain '{name}', found '" + launcher.env_option + "'",
+              "the option group that passes one variable to the ranks, e.g. \"-x {name}\"");
+  }
+  if (const Node* names = node.is_map() ? node.find("env_names") : nullptr) {
+    for (const auto& name : launcher.env_names) {
+      if (!valid_env_name(name)) {
+        r.d.error(names->loc, "'launcher.env_names' holds '" + name + "', which is not a variable name",
+                  "names are letters, digits and '_', not starting with a digit");
+      }
+    }
+  }
 }
 
 void read_walltime_steps(Queue& queue, const Node& node, Reader& r) {

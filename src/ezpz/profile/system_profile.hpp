@@ -48,6 +48,12 @@ struct Launcher {
   std::map<long, std::string> cpu_bind;
   std::string cpu_bind_default = "none";  // generate | none | a binding string
   bool rank_wrapper = true;
+  // For launchers that start remote ranks without the job's environment (Open MPI's mpirun started
+  // over ssh): the option group that passes one variable, with {name} ("-x {name}"), added once per
+  // variable the script exports for the ranks and per name in env_names. Empty: the launcher passes
+  // the environment itself (PALS, Hydra, srun).
+  std::string env_option;
+  std::vector<std::string> env_names;  // further variables of the job's environment (PATH …)
   SourceLoc cpu_bind_loc;
 };
 

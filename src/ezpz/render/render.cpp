@@ -83,11 +83,7 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
     workdir = "\"$" + scheduler.workdir_variable + "\"";
   }
 
-  std::vector<std::pair<std::string, std::string>> handoff = {
-      {"EZPZ_SYSTEM", profile.name},
-      {"EZPZ_TORCH_BACKEND", spec.torch.backend->value},
-      {"EZPZ_TORCH_DEVICE", spec.torch.device->value},
-  };
+  std::vector<std::pair<std::string, std::string>> handoff = handoff_env(job);
   std::vector<std::pair<std::string, std::string>> backend_env;
   for (const auto& [name, value] : job.backend_env) backend_env.emplace_back(name, value.value);
   std::vector<std::pair<std::string, std::string>> env;

@@ -111,6 +111,7 @@ void Resolver::build_commands(const Queue* queue) {
   };
   add(env.always, "backend_env.always");
   add(multi ? env.multi_node : env.single_node, multi ? "backend_env.multi_node" : "backend_env.single_node");
+  forward_env(values);
 }
 
 }  // namespace ezpz

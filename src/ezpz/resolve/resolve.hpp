@@ -37,11 +37,18 @@ struct ResolvedJob {
   std::vector<std::pair<std::string, Sourced<std::string>>> backend_env;  // for this job's node count
   std::vector<std::string> directives;                                    // without the prefix, in output order
   std::vector<CommandWord> launcher;  // the launcher's words, before the rank wrapper and the program
+  // Variables the launcher passes to every rank by name (launcher.env_option; empty for launchers that
+  // pass the whole environment): their option groups end `launcher` and `stage_launcher`.
+  std::vector<std::string> forwarded_env;
   std::string hash;                   // of everything above (hex)
 
   // The values a stage step's launcher gets: one rank per node, no cpu binding.
   std::vector<CommandWord> stage_launcher;
 };
+
+// The hand-off variables a script exports for the runtime after EZPZ_BIN, in order: EZPZ_SYSTEM,
+// EZPZ_TORCH_BACKEND, EZPZ_TORCH_DEVICE (docs/runtime-env.md).
+std::vector<std::pair<std::string, std::string>> handoff_env(const ResolvedJob& job);
 
 // Resolves or throws a UserError that holds every independent problem found.
 ResolvedJob resolve(const Catalog& catalog, const ResolveInputs& inputs);

@@ -63,6 +63,9 @@ struct Resolver {
   bool stages_to_node_local() const;
   std::map<std::string, std::string> placeholder_values(const Queue* queue) const;
   void build_commands(const Queue* queue);
+
+  // forward_env.cpp: launcher.env_option groups for the variables the ranks need by name
+  void forward_env(std::map<std::string, std::string> values);
 };
 
 }  // namespace ezpz

@@ -58,7 +58,24 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   plan.total_ranks = job.total_ranks.value;
   if (plan.kind == "local") return plan;  // run_local_ranks starts the ranks itself
 
-  for (const auto& word : rank_command(job.launcher, job.profile->launcher.rank_wrapper, request.program)) {
+  // --hostfile reaches the ranks as EZPZ_HOSTFILE, so that every rank agrees on the first host.
+  std::vector<CommandWord> launcher = job.launcher;
+  if (!request.hostfile.empty()) plan.env.emplace_back("EZPZ_HOSTFILE", request.hostfile);
+  const std::string& env_option = job.profile->launcher.env_option;
+  if (!env_option.empty()) {
+    plan.env.emplace_back("EZPZ_BIN", ezpz_bin);
+    for (const auto& pair : handoff_env(job)) plan.env.push_back(pair);
+    for (const auto& [name, value] : job.backend_env) {
+      if (auto set = env(name); !set || set->empty()) plan.env.emplace_back(name, value.value);
+    }
+    if (!request.hostfile.empty()) {
+      auto words = expand_option_group(env_option, {{"name", "EZPZ_HOSTFILE"}},
+                                       job.profile->path + ": launcher.env_option");
+      if (words) launcher.insert(launcher.end(), words->begin(), words->end());
+    }
+  }
+
+  for (const auto& word : rank_command(launcher, job.profile->launcher.rank_wrapper, request.program)) {
     if (!word.variable) {
       plan.argv.push_back(word.text);
     } else if (word.text == "EZPZ_BIN") {

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ezpz/profile/catalog.hpp"
@@ -27,11 +28,16 @@ struct LaunchPlan {
   long nodes = 1;
   long ranks_per_node = 1;
   long total_ranks = 1;
+  // Variables to set before starting the launcher: EZPZ_HOSTFILE for --hostfile, and, for a launcher
+  // that passes variables by name (launcher.env_option), what a rendered script exports for the ranks
+  // (EZPZ_BIN, the hand-off, backend entries not set here), so that each name it passes is set.
+  std::vector<std::pair<std::string, std::string>> env;
 };
 
 // Plans the launch: nodes from the request or the allocation's host list, ranks per node from the
 // request or the profile (auto = devices per node), the launcher words from the profile with `$VAR`
-// words taken from `env` (`$EZPZ_BIN` is `ezpz_bin`; `$PBS_NODEFILE` is --hostfile when given).
+// words taken from `env` (`$EZPZ_BIN` is `ezpz_bin`; `$PBS_NODEFILE` is --hostfile when given), and
+// the variables to set for the ranks (LaunchPlan::env).
 // Throws UserError when the request does not fit the allocation or a needed variable is missing.
 LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
                        const std::string& ezpz_bin);

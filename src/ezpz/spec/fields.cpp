@@ -262,11 +262,6 @@ ValueType<std::vector<StageEntry>> stage_type() {
       }};
 }
 
-bool valid_env_name(const std::string& name) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) && std::all_of(name.begin(), name.end(), word);
-}
-
 void read_env_entry(JobSpec& spec, const std::string& name, const SourceLoc& key_loc, const Node& value, Origin origin,
                     Diagnostics& d) {
   if (!valid_env_name(name)) {

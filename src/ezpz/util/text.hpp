@@ -19,6 +19,9 @@ std::string to_upper(std::string_view text);
 // everything else is wrapped in single quotes ('it'\''s').
 std::string shell_quote(std::string_view word);
 
+// A shell variable name: letters, digits and '_', not starting with a digit.
+bool valid_env_name(std::string_view name);
+
 // Edit distance counting an adjacent transposition ("nodse" → "nodes") as one edit.
 size_t edit_distance(std::string_view a, std::string_view b);
 

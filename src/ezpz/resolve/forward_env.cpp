@@ -1,0 +1,41 @@
+// Variables passed to the ranks by name, for launchers that do not pass the job's environment
+// (launcher.env_option, e.g. Open MPI's "-x {name}"), and the hand-off list they start from.
+#include <algorithm>
+
+#include "ezpz/resolve/resolver.hpp"
+
+namespace ezpz {
+
+std::vector<std::pair<std::string, std::string>> handoff_env(const ResolvedJob& job) {
+  return {
+      {"EZPZ_SYSTEM", job.profile->name},
+      {"EZPZ_TORCH_BACKEND", job.spec.torch.backend->value},
+      {"EZPZ_TORCH_DEVICE", job.spec.torch.device->value},
+  };
+}
+
+// Every variable the script exports for the ranks, in the order it exports them (EZPZ_BIN, the
+// hand-off, the backend environment, the job's env), then the profile's launcher.env_names; each once.
+// Their option groups end the rank launcher and the staging launcher.
+void Resolver::forward_env(std::map<std::string, std::string> values) {
+  const Launcher& launcher = job.profile->launcher;
+  if (launcher.env_option.empty()) return;
+  auto forward = [&](const std::string& name) {
+    if (std::find(job.forwarded_env.begin(), job.forwarded_env.end(), name) == job.forwarded_env.end())
+      job.forwarded_env.push_back(name);
+  };
+  forward("EZPZ_BIN");
+  for (const auto& [name, value] : handoff_env(job)) forward(name);
+  for (const auto& [name, value] : job.backend_env) forward(name);
+  for (const auto& [name, value] : job.spec.env) forward(name);
+  for (const auto& name : launcher.env_names) forward(name);
+  for (const auto& name : job.forwarded_env) {
+    values["name"] = name;
+    auto words = expand_option_group(launcher.env_option, values, job.profile->path + ": launcher.env_option");
+    if (!words) continue;
+    job.launcher.insert(job.launcher.end(), words->begin(), words->end());
+    job.stage_launcher.insert(job.stage_launcher.end(), words->begin(), words->end());
+  }
+}
+
+}  // namespace ezpz
