@@ -79,6 +79,8 @@ int show_system(const std::string& name) {
     std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(order, ",") << ")";
   std::cout << "\n";
   std::cout << "launcher:   " << join(p.launcher.args, " ") << "\n";
+  if (!p.launcher.multi_node_args.empty())
+    std::cout << "  on more than one node: " << join(p.launcher.multi_node_args, " ") << "\n";
   for (const auto& [ranks, binding] : p.launcher.cpu_bind)
     std::cout << "  cpu-bind for " << ranks << " ranks/node: " << binding << "\n";
   if (!p.launcher.env_option.empty()) {

@@ -160,6 +160,8 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
                       r.choice(launcher.kind, n, "launcher.kind", {"mpiexec", "srun", "local"});
                     }},
                    {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
+                   {"multi_node_args",
+                    [&](const Node& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
                    {"cpu_unit",
                     [&](const Node& n) {
                       r.choice(launcher.cpu_unit, n, "launcher.cpu_unit", {"core", "thread"});

@@ -44,6 +44,8 @@ struct NodeShape {
 struct Launcher {
   std::string kind;               // mpiexec | srun | local
   std::vector<std::string> args;  // option groups with {placeholders}
+  // Option groups added for jobs on more than one node (Frontier: --network=disable_rdzv_get).
+  std::vector<std::string> multi_node_args;
   std::string cpu_unit = "core";  // core | thread
   std::map<long, std::string> cpu_bind;
   std::string cpu_bind_default = "none";  // generate | none | a binding string

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/variable_refs.hpp"
 #include "ezpz/util/version.hpp"
 
 namespace ezpz {
@@ -26,6 +27,14 @@ struct Quoter {
   mstch::array variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
     mstch::array items;
     for (const auto& [name, value] : pairs) items.push_back(mstch::map{{"name", name}, {"value", (*this)(value)}});
+    return items;
+  }
+  // Profile environment values: their $NAME references expand when the job runs, nothing else does.
+  mstch::array expanding_variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
+    mstch::array items;
+    for (const auto& [name, value] : pairs)
+      items.push_back(mstch::map{
+          {"name", name}, {"value", has_variable_refs(value) ? shell_quote_expanding(value) : (*this)(value)}});
     return items;
   }
   mstch::array words(const std::vector<std::string>& values) {
@@ -129,7 +138,7 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       {"ezpz_bin", quote(ezpz_bin)},
       {"handoff", quote.variables(handoff)},
       {"has_backend_env", !backend_env.empty()},
-      {"backend_env", quote.variables(backend_env)},
+      {"backend_env", quote.expanding_variables(backend_env)},
       {"has_env", !env.empty()},
       {"env", quote.variables(env)},
       {"has_setup", !setup.empty()},

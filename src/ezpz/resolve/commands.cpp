@@ -94,13 +94,18 @@ void Resolver::build_commands(const Queue* queue) {
                           job.spec.scheduler_args->value.end());
   }
 
-  job.launcher = expand_groups(profile.launcher.args, values, profile.path + ": launcher.args");
+  // launcher.multi_node_args for a job on more than one node; the staging steps get them too: they run
+  // with the same environment (Frontier's FI_CXI_RDZV_PROTO=alt_read needs --network=disable_rdzv_get).
+  std::vector<std::string> groups = profile.launcher.args;
+  if (job.spec.nodes->value > 1)
+    groups.insert(groups.end(), profile.launcher.multi_node_args.begin(), profile.launcher.multi_node_args.end());
+  job.launcher = expand_groups(groups, values, profile.path + ": launcher.args");
   auto stage_values = values;
   stage_values["ranks_per_node"] = "1";
   stage_values["total_ranks"] = std::to_string(job.spec.nodes->value);
   stage_values["cpus_per_rank"] = "";
   stage_values["cpu_bind"] = "";
-  job.stage_launcher = expand_groups(profile.launcher.args, stage_values, profile.path + ": launcher.args");
+  job.stage_launcher = expand_groups(groups, stage_values, profile.path + ": launcher.args");
 
   const BackendEnv& env = profile.backend_env;
   bool multi = job.spec.nodes->value > 1;

@@ -63,6 +63,7 @@ ResolvedJob Resolver::run() {
     check_directive_values();
     check_workdir();
     check_required();
+    check_stage();
     queue = check_queue();
   }
   resolve_ranks();

@@ -59,6 +59,9 @@ struct Resolver {
   void resolve_cpu_bind(std::optional<long> explicit_cpus);
   void resolve_torch();
 
+  // stage_checks.cpp: staging destinations against node-local storage
+  void check_stage();
+
   // commands.cpp: directives, launcher and backend environment
   bool stages_to_node_local() const;
   std::map<std::string, std::string> placeholder_values(const Queue* queue) const;

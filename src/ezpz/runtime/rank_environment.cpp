@@ -10,6 +10,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/hash.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/variable_refs.hpp"
 
 namespace ezpz {
 namespace {
@@ -18,6 +19,18 @@ const std::vector<std::string> k_backends = {"nccl", "xccl", "gloo", "mpi"};
 constexpr long k_default_port = 29500;
 
 constexpr std::string_view k_first_host = "{first_host}";
+
+// What `ezpz exec` exports for a profile environment entry, or nullopt to leave the variable alone:
+// an entry the job has not set, with its $NAME references expanded here; or one that extends its own
+// variable (LD_LIBRARY_PATH=/x:$LD_LIBRARY_PATH) and whose additions are not in it yet (the script
+// applied it already; `ezpz launch` inside an allocation did not).
+std::optional<std::string> profile_export(const std::string& name, const std::string& value, const EnvLookup& env) {
+  auto current = env(name);
+  if (!current) return expand_variable_refs(value, env);
+  auto before = text_before_ref(value, name);
+  if (!before || current->find(expand_variable_refs(*before, env)) != std::string::npos) return std::nullopt;
+  return expand_variable_refs(value, env);
+}
 
 }  // namespace
 
@@ -158,7 +171,7 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
     const BackendEnv& backend_env = inputs.profile->backend_env;
     auto add = [&](const auto& vars) {
       for (const auto& [name, value] : vars) {
-        if (!env(name)) out.exports.emplace_back(name, value);
+        if (auto exported = profile_export(name, value, env)) out.exports.emplace_back(name, *exported);
       }
     };
     add(backend_env.always);

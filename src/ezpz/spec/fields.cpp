@@ -249,6 +249,7 @@ ValueType<std::vector<StageEntry>> stage_type() {
               continue;
             }
             (std::string(required) == "src" ? entry.src : entry.dest) = *text;
+            if (std::string(required) == "dest") entry.dest_loc = value->loc;
           }
           if (const Node* value = item.find("unpack"))
             entry.unpack = read_bool(*value, path + ".unpack", d).value_or(false);

@@ -29,6 +29,7 @@ struct StageEntry {
   bool unpack = false;  // unpack a tarball on arrival
   bool venv = false;    // relocate a Python virtual environment
   SourceLoc loc;
+  SourceLoc dest_loc;  // of the dest value
 };
 
 struct TorchSpec {

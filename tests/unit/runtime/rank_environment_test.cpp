@@ -33,11 +33,24 @@ TEST(RankEnvironment, AuroraRankOnSecondNode) {
   EXPECT_EQ(env["NODE_RANK"], "1");
   EXPECT_EQ(env["MASTER_ADDR"], "x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov");
   EXPECT_EQ(env["MASTER_PORT"], std::to_string(port_for_job("8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov")));
-  EXPECT_EQ(env["ZE_AFFINITY_MASK"], "1");
-  EXPECT_EQ(env["TORCH_DEVICE"], "xpu:0");
+  // All 12 tiles stay visible and the rank picks its own (ALCF's PyTorch DDP example).
+  EXPECT_EQ(env.count("ZE_AFFINITY_MASK"), 0u);
+  EXPECT_EQ(env["TORCH_DEVICE"], "xpu:1");
   EXPECT_EQ(env["TORCH_BACKEND"], "xccl");
   EXPECT_EQ(env["CCL_PROCESS_LAUNCHER"], "pmix");
+  EXPECT_EQ(env["ZE_FLAT_DEVICE_HIERARCHY"], "FLAT");
+  EXPECT_EQ(env["CCL_OP_SYNC"], "1") << "multi-node oneCCL settings on a 2-node job";
   EXPECT_EQ(env.count("FI_MR_CACHE_MONITOR"), 0u) << "a value the job set itself is left alone";
+}
+
+TEST(RankEnvironment, AuroraSixRanksPerNodeDriveWholeGpus) {
+  std::string hosts = nodefile("x4102c5s0b0n0\n");
+  auto env = exports_of(on("aurora", {{"PALS_RANKID", "4"}, {"PALS_LOCAL_RANKID", "4"}, {"PALS_NODEID", "0"},
+                                      {"PMI_RANK", "4"}, {"PMI_SIZE", "6"}, {"PMI_LOCAL_SIZE", "6"},
+                                      {"PBS_JOBID", "1.aurora-pbs-0001"}, {"PBS_NODEFILE", hosts}}));
+  EXPECT_EQ(env["ZE_FLAT_DEVICE_HIERARCHY"], "COMPOSITE");
+  EXPECT_EQ(env["TORCH_DEVICE"], "xpu:4");
+  EXPECT_EQ(env.count("CCL_OP_SYNC"), 0u);
 }
 
 TEST(RankEnvironment, PolarisReversedGpuAndNcclEnvironment) {
@@ -111,6 +124,28 @@ TEST(MasterAddrFor, PatternsWithoutSuffixOrPlaceholder) {
   EXPECT_EQ(master_addr_for("{first_host}-hsn0.hsn.example", "-hsn0"), "-hsn0-hsn0.hsn.example")
       << "a name that is nothing but the suffix is not cut to nothing";
   EXPECT_EQ(master_addr_for("{first_host}-ib", "n01-ib"), "n01-ib") << "a suffix without a dot";
+}
+
+// Issue 10.4/10.5: profile values that extend a path list. ezpz exec expands their references, and
+// adds them where the script has not (ezpz launch inside an allocation), but never twice.
+TEST(RankEnvironment, ProfilePathListsAreExtendedOnce) {
+  std::map<std::string, std::string> polaris = {{"PMI_RANK", "0"}, {"PMI_SIZE", "4"}, {"PMI_LOCAL_RANK", "0"},
+                                                {"PMI_LOCAL_SIZE", "4"}, {"PBS_JOBID", "1.polaris"}};
+  const std::string plugin = "/soft/libraries/hwloc/lib/:/soft/libraries/aws-ofi-nccl/v1.9.1-aws/lib:";
+  auto fresh = exports_of(on("polaris", polaris));
+  EXPECT_EQ(fresh["LD_LIBRARY_PATH"], plugin) << "unset: the site's recipe, expanded";
+  EXPECT_EQ(fresh["TMPDIR"], "/tmp");
+  polaris["LD_LIBRARY_PATH"] = "/opt/nvidia/lib64";
+  EXPECT_EQ(exports_of(on("polaris", polaris))["LD_LIBRARY_PATH"], plugin + "/opt/nvidia/lib64");
+  polaris["LD_LIBRARY_PATH"] = "/venv/lib:" + plugin + "/opt/nvidia/lib64";
+  EXPECT_EQ(exports_of(on("polaris", polaris)).count("LD_LIBRARY_PATH"), 0u) << "the script's export is kept";
+
+  auto frontier = exports_of(on("frontier", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "8"},
+                                             {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "0"},
+                                             {"SLURM_STEP_TASKS_PER_NODE", "8"}, {"SLURM_JOB_NODELIST", "frontier00001"},
+                                             {"CRAY_LD_LIBRARY_PATH", "/opt/cray/pe/lib64"},
+                                             {"LD_LIBRARY_PATH", "/opt/rocm/lib"}}));
+  EXPECT_EQ(frontier["LD_LIBRARY_PATH"], "/opt/cray/pe/lib64:/opt/rocm/lib");
 }
 
 TEST(RankEnvironment, SameAddressAndPortOnEveryRank) {
