@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every shipped PBS profile's rendered script is accepted by the strict fake qsub, through
 # `ezpz render … | qsub` and `qsub FILE`, and qsub records what ezpz meant: 2 nodes, walltime 00:30:00,
-# the filesystems, place=scatter, -k doe on Aurora and Sunspot, the queue. Also: the job id pattern in
+# the filesystems, place=scatter, -k doe on Aurora, Sunspot and Sophia, the queue. Also: the job id pattern in
 # schedulers/pbs.yaml parses real and fake PBS job ids. (ctest: fake_pbs.profiles; $1 is the ezpz binary)
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../e2e/lib.sh
@@ -18,13 +18,13 @@ export FAKE_PBS_SUBMIT_HOST=uan-0001
 unset FAKE_PBS_SERVER
 server=fakepbs-0001.hostmgmt.cm.example
 
-# The site-defined resources of each system's PBS server (ALCF user guides: Aurora/Sunspot take
+# The site-defined resources of each system's PBS server (ALCF user guides: Aurora/Sunspot/Sophia take
 # -l filesystems=…, Polaris also select=…:system=polaris). A system not listed gets a generic OpenPBS
 # server without site resources: a profile that emits one fails here with
 # "qsub: Unknown resource Resource_List.NAME" until the resource is added below.
 site_resources() {
   case $1 in
-    aurora | sunspot) echo "filesystems job" ;;
+    aurora | sunspot | sophia) echo "filesystems job" ;;
     polaris) printf 'filesystems job\nsystem host\n' ;;
     *) echo "# generic OpenPBS: no site-defined resources" ;;
   esac
@@ -58,7 +58,7 @@ check_job() {
   expect "$what: filesystems" "$attrs" 'd["Resource_List"]["filesystems"]' "$(json "$resolved" 'd["filesystems"]')"
   expect "$what: place" "$attrs" 'd["Resource_List"]["place"]' scatter
   case $system in
-    aurora | sunspot) expect "$what: -k doe" "$attrs" 'd["Keep_Files"]' doe ;;
+    aurora | sunspot | sophia) expect "$what: -k doe" "$attrs" 'd["Keep_Files"]' doe ;;
   esac
   expect "$what: no directive after the first command" "$attrs" 'len(d["fake"]["ignored_directives"])' 0
   check "$what: schedulers/pbs.yaml's job_id_pattern takes the id" grep -Eqx -- "$job_id_pattern" <<<"$job"

@@ -25,7 +25,7 @@ pbs_home=/var/spool/pbs
 host=${EZPZ_PBS_HOST:-ezpz-pbs}
 user=${EZPZ_PBS_USER:-ezpzpbs}
 # The PBS profiles whose queues the server gets.
-profiles=(aurora sunspot polaris pbs)
+profiles=(aurora sunspot polaris sophia pbs)
 # The order stop ends them in: jobs' MoM first, the server (which stops using the database) before
 # PostgreSQL.
 daemons=(pbs_mom pbs_sched pbs_server.bin pbs_comm pbs_ds_monitor postgres)
@@ -191,12 +191,15 @@ ensure_user() {
 }
 
 # "NAME MAX_NODES MAX_WALLTIME" for every queue of a profile ('-' where the profile records no limit).
+# A queue whose directives replace the select line (Sophia's by-gpu: select counts GPUs) gets no node
+# limit: its chunk count is not the job's node count.
 profile_queues() { # profile_queues FILE
   awk '
     function flush(  nodes, walltime, s) {
       if (name == "") return
       nodes = "-"; walltime = "-"
       if (match(text, /max_nodes: *[0-9]+/)) { s = substr(text, RSTART, RLENGTH); sub(/.*: */, "", s); nodes = s }
+      if (text ~ /directives:.*[{ ]nodes: *"/) nodes = "-"
       if (match(text, /max_walltime: *"?[0-9:]+/)) { s = substr(text, RSTART, RLENGTH); sub(/^max_walltime: *"?/, "", s); walltime = s }
       print name, nodes, walltime
       name = ""
