@@ -70,6 +70,15 @@ check "render reads '-' from stdin" bash -c "'$ezpz' render - --system slurm <'$
 
 # validate, resolve, schema, detect.
 check "validate says ok" bash -c "'$ezpz' validate '$workdir/job.yaml' --system frontier | grep -q ': ok: frontier, 2 node(s) x 8 rank(s)'"
+# Queue caps and by-request queues are warnings: stderr in the error format, exit 0, the ok line still.
+"$ezpz" validate "$workdir/job.yaml" --system aurora --set queue=visualization >"$workdir/out" 2>"$workdir/err"
+check "a by-request queue still validates (exit 0)" test $? -eq 0
+check "a by-request queue is a warning" grep -q "^ezpz: --set queue=visualization: warning: queue 'visualization' of system 'aurora' is available by request only" "$workdir/err"
+check "the ok line follows a warning" grep -q ': ok: aurora, 2 node(s) x 12 rank(s)' "$workdir/out"
+check "validate warns about caps" bash -c "'$ezpz' validate '$workdir/job.yaml' --system polaris --set queue=preemptable 2>&1 >/dev/null | grep -q 'warning: queue .preemptable. limits jobs: at most 20 job(s) per project'"
+check "systems show lists caps" bash -c "'$ezpz' systems show aurora | grep -qx '    cap: at most 1 job(s) per user (running, accruing or queued)'"
+check "systems show lists by-request queues" bash -c "'$ezpz' systems show polaris | grep -A1 '^  demand ' | grep -qx '    by request only'"
+check "systems show gives the minimum walltime" bash -c "'$ezpz' systems show aurora | grep -E '^  debug +nodes 1-2 +walltime 01:00:00 \\(min 00:05:00\\)' >/dev/null"
 check "resolve --json is JSON" bash -c "'$ezpz' resolve '$workdir/job.yaml' --system aurora --json | python3 -m json.tool >/dev/null"
 check "resolve --explain names origins" bash -c "EZPZ_NODES=1 '$ezpz' resolve '$workdir/job.yaml' --system aurora --set queue=debug --explain | grep -E '^queue +debug +# --set queue=debug' >/dev/null"
 check "EZPZ_NODES shows as an env origin" bash -c "EZPZ_NODES=1 '$ezpz' resolve '$workdir/job.yaml' --system aurora --explain | grep -E '^nodes +1 +# env EZPZ_NODES=1' >/dev/null"

@@ -19,10 +19,11 @@ printf '%s\n' x4102c5s0b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov x4102c5s1b0n0.ho
 out=$(exports aurora PALS_RANKID=13 PALS_LOCAL_RANKID=1 PALS_NODEID=1 PMI_RANK=13 PMI_SIZE=24 PMI_LOCAL_SIZE=12 \
   PBS_JOBID=8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov PBS_NODEFILE="$workdir/aurora.nodes")
 for line in "export RANK=13" "export LOCAL_RANK=1" "export WORLD_SIZE=24" "export NODE_RANK=1" \
-  "export MASTER_ADDR=x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov" "export ZE_AFFINITY_MASK=1" \
-  "export TORCH_DEVICE=xpu:0" "export TORCH_BACKEND=xccl" "export CCL_KVS_MODE=mpi"; do
+  "export MASTER_ADDR=x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov" "export ZE_FLAT_DEVICE_HIERARCHY=FLAT" \
+  "export TORCH_DEVICE=xpu:1" "export TORCH_BACKEND=xccl" "export CCL_KVS_MODE=mpi"; do
   check "aurora: $line" has "$out" "$line"
 done
+check "aurora: every tile stays visible (no ZE_AFFINITY_MASK)" bash -c "! grep -q ZE_AFFINITY_MASK <<<'$out'"
 
 printf '%s\n' x3005c0s13b1n0.hsn.cm.polaris.alcf.anl.gov >"$workdir/polaris.nodes"
 out=$(exports polaris PMI_RANK=3 PMI_SIZE=4 PMI_LOCAL_RANK=3 PMI_LOCAL_SIZE=4 PBS_JOBID=5.polaris-pbs-01 \

@@ -83,6 +83,8 @@ int show_system(const std::string& name) {
     std::cout << "  on more than one node: " << join(p.launcher.multi_node_args, " ") << "\n";
   for (const auto& [ranks, binding] : p.launcher.cpu_bind)
     std::cout << "  cpu-bind for " << ranks << " ranks/node: " << binding << "\n";
+  for (const auto& [filesystem, groups] : p.launcher.filesystem_args)
+    std::cout << "  with filesystem " << filesystem << ": " << join(groups, " ") << "\n";
   if (!p.launcher.env_option.empty()) {
     std::vector<std::string> names = {"the script's exports"};
     names.insert(names.end(), p.launcher.env_names.begin(), p.launcher.env_names.end());
@@ -100,8 +102,11 @@ int show_system(const std::string& name) {
       for (const auto& step : queue.walltime_by_nodes) {
         walltime += " (<=" + std::to_string(step.max_nodes) + " nodes: " + format_walltime(step.max_walltime) + ")";
       }
+      if (queue.min_walltime) walltime += " (min " + format_walltime(*queue.min_walltime) + ")";
       std::cout << "  " << pad(queue.name, 15) << pad("nodes " + nodes, 18) << "walltime " << walltime
                 << (queue.description.empty() ? "" : "  " + queue.description) << "\n";
+      if (queue.by_request) std::cout << "    by request only\n";
+      for (const auto& cap : queue.caps) std::cout << "    cap: " << cap.describe() << "\n";
     }
   }
   print_list("required", p.required);
@@ -109,6 +114,9 @@ int show_system(const std::string& name) {
   print_variables("backend environment (always)", p.backend_env.always);
   print_variables("backend environment (single node)", p.backend_env.single_node);
   print_variables("backend environment (multi node)", p.backend_env.multi_node);
+  for (const auto& [ranks, vars] : p.backend_env.by_ranks_per_node) {
+    print_variables(("backend environment (" + std::to_string(ranks) + " ranks per node)").c_str(), vars);
+  }
   print_list("sources", p.sources);
   print_list("UNVERIFIED", p.unverified);
   print_list("notes", p.notes);

@@ -14,11 +14,13 @@ void add_validate_command(CLI::App& app, CommandAction& action) {
   CLI::App* command =
       app.add_subcommand("validate", "Check a job spec against its system profile; report every problem");
   options->add_to(*command);
-  command->footer("Prints one summary line on success (exit 0); each problem as file:line:col on stderr (exit 1).");
+  command->footer("Prints one summary line on success (exit 0); each problem as file:line:col on stderr (exit 1). "
+      "Warnings (queue caps, by-request queues) go to stderr and do not change the exit code.");
   command->callback([&action, options] {
     action = [options] {
       Environment env = Environment::from_process();
       ResolvedJob job = options->resolve_job(env.catalog);
+      for (const auto& warning : job.warnings) std::cerr << format_diagnostic(warning);
       const JobSpec& spec = job.spec;
       std::cout << options->spec_path << ": ok: " << job.profile->name << ", " << spec.nodes->value << " node(s) x "
                 << spec.ranks_per_node->value << " rank(s), " << format_walltime(spec.walltime->value)

@@ -133,6 +133,7 @@ void read_node(NodeShape& shape, const Node& node, Reader& r) {
           {"threads_per_core",
            [&](const Node& n) { r.number(shape.threads_per_core, n, "node.threads_per_core", 1, 16); }},
           {"reserved_cores", [&](const Node& n) { r.int_list(shape.reserved_cores, n, "node.reserved_cores"); }},
+          {"service_cores", [&](const Node& n) { r.int_list(shape.service_cores, n, "node.service_cores"); }},
           {"node_local", [&](const Node& n) { r.text(shape.node_local, n, "node.node_local"); }},
           {"node_local_directives",
            [&](const Node& n) { r.templates(shape.node_local_directives, n, "node.node_local_directives"); }},
@@ -149,6 +150,17 @@ void read_cpu_bind(Launcher& launcher, const Node& node, Reader& r) {
     auto ranks = read_int(key, "launcher.cpu_bind key (ranks per node)", 1, 4096, r.d);
     auto binding = read_string(entry.value, "launcher.cpu_bind." + entry.key, r.d);
     if (ranks && binding) launcher.cpu_bind[*ranks] = *binding;
+  }
+}
+
+// filesystem name → option groups, e.g. {daos_user_fs: ["--no-vni"]}.
+void read_filesystem_args(Launcher& launcher, const Node& node, Reader& r) {
+  if (!expect_map(node, "launcher.filesystem_args", r.d)) return;
+  for (const auto& entry : node.entries) {
+    if (entry.value.is_null()) continue;
+    std::vector<std::string> groups;
+    r.list(groups, entry.value, "launcher.filesystem_args." + entry.key);
+    launcher.filesystem_args.emplace_back(entry.key, groups);
   }
 }
 
@@ -172,6 +184,7 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
                    {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
                    {"env_option", [&](const Node& n) { r.text(launcher.env_option, n, "launcher.env_option"); }},
                    {"env_names", [&](const Node& n) { r.list(launcher.env_names, n, "launcher.env_names"); }},
+                   {"filesystem_args", [&](const Node& n) { read_filesystem_args(launcher, n, r); }},
                },
                r.d);
   if (node.is_map() && !node.find("kind"))
@@ -210,6 +223,23 @@ void read_walltime_steps(Queue& queue, const Node& node, Reader& r) {
   }
 }
 
+void read_caps(Queue& queue, const Node& node, Reader& r) {
+  std::string what = "queues." + queue.name + ".caps";
+  if (!expect_map(node, what, r.d)) return;
+  std::vector<std::string> kinds;
+  for (const auto& [kind, phrase] : queue_cap_kinds()) kinds.push_back(kind);
+  for (const auto& entry : node.entries) {
+    if (entry.value.is_null()) continue;
+    if (std::find(kinds.begin(), kinds.end(), entry.key) == kinds.end()) {
+      r.d.error(entry.key_loc, "unknown cap '" + entry.key + "' in '" + what + "'", suggestion_hint(entry.key, kinds));
+      continue;
+    }
+    QueueCap cap{entry.key, 0};
+    r.number(cap.value, entry.value, what + "." + entry.key, 1);
+    if (cap.value > 0) queue.caps.push_back(cap);
+  }
+}
+
 void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
   if (!expect_map(node, "queues", r.d)) return;
   for (const auto& entry : node.entries) {
@@ -220,18 +250,23 @@ void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
     std::string what = "queues." + entry.key;
     long max_nodes = 0;
     long max_walltime = 0;
+    long min_walltime = 0;
     read_section(entry.value, what,
                  {
                      {"description", [&](const Node& n) { r.text(queue.description, n, what + ".description"); }},
                      {"min_nodes", [&](const Node& n) { r.number(queue.min_nodes, n, what + ".min_nodes", 1); }},
                      {"max_nodes", [&](const Node& n) { r.number(max_nodes, n, what + ".max_nodes", 1); }},
                      {"max_walltime", [&](const Node& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
+                     {"min_walltime", [&](const Node& n) { r.walltime(min_walltime, n, what + ".min_walltime"); }},
+                     {"by_request", [&](const Node& n) { r.flag(queue.by_request, n, what + ".by_request"); }},
+                     {"caps", [&](const Node& n) { read_caps(queue, n, r); }},
                      {"walltime_by_nodes", [&](const Node& n) { read_walltime_steps(queue, n, r); }},
                      {"directives", [&](const Node& n) { r.templates(queue.directives, n, what + ".directives"); }},
                  },
                  r.d);
     if (max_nodes > 0) queue.max_nodes = max_nodes;
     if (max_walltime > 0) queue.max_walltime = max_walltime;
+    if (min_walltime > 0) queue.min_walltime = min_walltime;
     queues.push_back(std::move(queue));
   }
 }
@@ -273,6 +308,17 @@ void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
                    {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always"); }},
                    {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node"); }},
                    {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node"); }},
+                   {"by_ranks_per_node",
+                    [&](const Node& n) {
+                      if (!expect_map(n, "backend_env.by_ranks_per_node", r.d)) return;
+                      for (const auto& entry : n.entries) {
+                        Node key = make_scalar(entry.key, entry.key_loc);
+                        auto ranks = read_int(key, "backend_env.by_ranks_per_node key (ranks per node)", 1, 4096, r.d);
+                        std::vector<std::pair<std::string, std::string>> vars;
+                        r.variables(vars, entry.value, "backend_env.by_ranks_per_node." + entry.key);
+                        if (ranks) env.by_ranks_per_node[*ranks] = vars;
+                      }
+                    }},
                },
                r.d);
 }

@@ -19,6 +19,50 @@ std::optional<long> Queue::walltime_limit(long nodes) const {
   return max_walltime;
 }
 
+const std::vector<std::pair<std::string, std::string>>& queue_cap_kinds() {
+  // Phrases follow the sites' queue tables (ALCF "Running Jobs", OLCF Frontier user guide).
+  static const std::vector<std::pair<std::string, std::string>> k_cap_kinds = {
+      {"jobs_per_user", "job(s) per user (running, accruing or queued)"},
+      {"queued_per_user", "job(s) queued or running per user"},
+      {"running_per_user", "job(s) running per user"},
+      {"eligible_per_user", "eligible-to-run job(s) per user; more are held"},
+      {"nodes_across_jobs", "nodes across all jobs"},
+      {"jobs_per_project", "job(s) per project (running, accruing or queued)"},
+  };
+  return k_cap_kinds;
+}
+
+std::string QueueCap::describe() const {
+  for (const auto& [name, phrase] : queue_cap_kinds()) {
+    if (name == kind) return "at most " + std::to_string(value) + " " + phrase;
+  }
+  return kind + " " + std::to_string(value);
+}
+
+std::vector<EnvEntry> BackendEnv::for_job(long nodes, long ranks_per_node) const {
+  std::vector<EnvEntry> entries;
+  auto add = [&](const std::vector<std::pair<std::string, std::string>>& vars, const std::string& section) {
+    for (const auto& [name, value] : vars) {
+      auto same = std::find_if(entries.begin(), entries.end(), [&](const EnvEntry& e) { return e.name == name; });
+      if (same != entries.end()) {
+        *same = EnvEntry{name, value, section};
+      } else {
+        entries.push_back(EnvEntry{name, value, section});
+      }
+    }
+  };
+  add(always, "backend_env.always");
+  if (nodes > 1) {
+    add(multi_node, "backend_env.multi_node");
+  } else {
+    add(single_node, "backend_env.single_node");
+  }
+  auto for_ranks = by_ranks_per_node.find(ranks_per_node);
+  if (for_ranks != by_ranks_per_node.end())
+    add(for_ranks->second, "backend_env.by_ranks_per_node." + std::to_string(ranks_per_node));
+  return entries;
+}
+
 const Queue* SystemProfile::find_queue(const std::string& queue_name) const {
   for (const auto& queue : queues) {
     if (queue.name == queue_name) return &queue;

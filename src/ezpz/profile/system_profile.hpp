@@ -33,6 +33,9 @@ struct NodeShape {
   int cores_per_socket = 0;  // 0 = unknown (generic profiles): no cpu checks, no cpus_per_rank default
   int threads_per_core = 1;
   std::vector<int> reserved_cores;
+  // Cores kept free for site services (Aurora: Copper, oneCCL workers): generated cpu lists skip them,
+  // explicit launcher.cpu_bind lists may use them, and they count as usable.
+  std::vector<int> service_cores;
   std::string node_local;
   NamedTemplates node_local_directives;
   Devices devices;
@@ -56,6 +59,8 @@ struct Launcher {
   // the environment itself (PALS, Hydra, srun).
   std::string env_option;
   std::vector<std::string> env_names;  // further variables of the job's environment (PATH …)
+  // Option groups added to the launch command when a job names the filesystem (Aurora DAOS: --no-vni).
+  std::vector<std::pair<std::string, std::vector<std::string>>> filesystem_args;
   SourceLoc cpu_bind_loc;
 };
 
@@ -64,13 +69,28 @@ struct WalltimeStep {
   long max_walltime;  // seconds
 };
 
+// A per-user or per-project limit the scheduler enforces by holding (or refusing) further jobs, not
+// by failing the job: `ezpz validate` warns about it. `kind` is a key of queue_cap_kinds().
+struct QueueCap {
+  std::string kind;
+  long value = 0;
+
+  std::string describe() const;  // "at most 1 job(s) per user (running, accruing or queued)"
+};
+
+// The cap kinds a profile may list under queues.<name>.caps, each with how it reads.
+const std::vector<std::pair<std::string, std::string>>& queue_cap_kinds();
+
 struct Queue {
   std::string name;
   std::string description;
   long min_nodes = 1;
   std::optional<long> max_nodes;
   std::optional<long> max_walltime;
+  std::optional<long> min_walltime;  // seconds
   std::vector<WalltimeStep> walltime_by_nodes;
+  bool by_request = false;  // the site must enable the queue for the project first
+  std::vector<QueueCap> caps;
   NamedTemplates directives;
   SourceLoc loc;
 
@@ -78,8 +98,20 @@ struct Queue {
   std::optional<long> walltime_limit(long nodes) const;
 };
 
+struct EnvEntry {
+  std::string name;
+  std::string value;
+  std::string section;  // "backend_env.always" …, for --explain
+};
+
 struct BackendEnv {
   std::vector<std::pair<std::string, std::string>> always, single_node, multi_node;
+  // Entries for jobs with that many ranks per node; they replace entries of the same name.
+  std::map<long, std::vector<std::pair<std::string, std::string>>> by_ranks_per_node;
+
+  // The environment of a job: `always`, then `multi_node` or `single_node`, then the entries for its
+  // ranks per node, each name once (a later section replaces an earlier value in place).
+  std::vector<EnvEntry> for_job(long nodes, long ranks_per_node) const;
 };
 
 struct SystemProfile {

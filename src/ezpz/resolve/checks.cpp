@@ -175,15 +175,19 @@ void Resolver::check_required() {
   }
 }
 
-std::string Resolver::fitting_queues(long nodes, std::optional<long> walltime) const {
+// Only queues whose recorded limits take the job are named: a queue without a node or walltime limit
+// in the profile (Frontier's debug QOS records no node limit) is not known to fit, and naming it would
+// send a job the scheduler refuses there too. Both the node count and the walltime must fit.
+std::string Resolver::fitting_queues(long nodes, long walltime) const {
   std::vector<std::string> names;
   for (const auto& queue : job.profile->queues) {
-    bool fits = nodes >= queue.min_nodes && (!queue.max_nodes || nodes <= *queue.max_nodes);
     auto limit = queue.walltime_limit(nodes);
-    if (fits && (!walltime || !limit || *walltime <= *limit)) names.push_back(queue.name);
+    bool fits = queue.max_nodes && nodes >= queue.min_nodes && nodes <= *queue.max_nodes && limit &&
+                walltime <= *limit && (!queue.min_walltime || walltime >= *queue.min_walltime);
+    if (fits) names.push_back("'" + queue.name + "'" + (queue.by_request ? " (by request)" : ""));
   }
   if (names.empty()) return "no queue of '" + job.profile->name + "' takes this job";
-  return "queues that fit: " + quoted_list(names, ", ");
+  return "queues that fit: " + join(names, ", ");
 }
 
 const Queue* Resolver::check_queue() {
@@ -209,12 +213,18 @@ const Queue* Resolver::check_queue() {
     d.error(at(nodes.origin),
             "queue '" + queue->name + "' needs at least " + std::to_string(queue->min_nodes) + " nodes, found " +
                 std::to_string(nodes.value),
-            fitting_queues(nodes.value, std::nullopt));
+            fitting_queues(nodes.value, walltime.value));
   } else if (queue->max_nodes && nodes.value > *queue->max_nodes) {
     d.error(at(nodes.origin),
             "nodes " + std::to_string(nodes.value) + " is over the limit of queue '" + queue->name + "' (at most " +
                 std::to_string(*queue->max_nodes) + ")",
-            fitting_queues(nodes.value, std::nullopt));
+            fitting_queues(nodes.value, walltime.value));
+  }
+  if (queue->min_walltime && walltime.value < *queue->min_walltime) {
+    d.error(at(walltime.origin),
+            "walltime " + walltime_text(walltime.value) + " is under the minimum of queue '" + queue->name + "' (" +
+                format_walltime(*queue->min_walltime) + ")",
+            "ask for at least " + format_walltime(*queue->min_walltime));
   }
   if (auto limit = queue->walltime_limit(nodes.value); limit && walltime.value > *limit) {
     d.error(at(walltime.origin),
@@ -223,7 +233,25 @@ const Queue* Resolver::check_queue() {
                 ")",
             fitting_queues(nodes.value, walltime.value));
   }
+  warn_queue_rules(*queue);
   return queue;
+}
+
+// Rules the scheduler applies by holding a job rather than failing it: ezpz cannot see the user's
+// other jobs, so it says what they are and lets the job through.
+void Resolver::warn_queue_rules(const Queue& queue) {
+  SourceLoc loc = at(job.spec.queue->origin);
+  if (queue.by_request) {
+    d.warning(loc, "queue '" + queue.name + "' of system '" + job.profile->name + "' is available by request only",
+              "the site must enable it for the project first; otherwise the job is refused");
+  }
+  if (!queue.caps.empty()) {
+    std::vector<std::string> caps;
+    for (const auto& cap : queue.caps) caps.push_back(cap.describe());
+    d.warning(loc, "queue '" + queue.name + "' limits jobs: " + join(caps, "; "),
+              "ezpz cannot see your other jobs: one over these limits is held until earlier ones finish (or "
+              "refused at submission), it does not fail");
+  }
 }
 
 }  // namespace ezpz

@@ -94,11 +94,7 @@ void Resolver::build_commands(const Queue* queue) {
                           job.spec.scheduler_args->value.end());
   }
 
-  // launcher.multi_node_args for a job on more than one node; the staging steps get them too: they run
-  // with the same environment (Frontier's FI_CXI_RDZV_PROTO=alt_read needs --network=disable_rdzv_get).
-  std::vector<std::string> groups = profile.launcher.args;
-  if (job.spec.nodes->value > 1)
-    groups.insert(groups.end(), profile.launcher.multi_node_args.begin(), profile.launcher.multi_node_args.end());
+  std::vector<std::string> groups = launcher_groups();
   job.launcher = expand_groups(groups, values, profile.path + ": launcher.args");
   auto stage_values = values;
   stage_values["ranks_per_node"] = "1";
@@ -107,16 +103,29 @@ void Resolver::build_commands(const Queue* queue) {
   stage_values["cpu_bind"] = "";
   job.stage_launcher = expand_groups(groups, stage_values, profile.path + ": launcher.args");
 
-  const BackendEnv& env = profile.backend_env;
-  bool multi = job.spec.nodes->value > 1;
-  auto add = [&](const auto& vars, const char* section) {
-    for (const auto& [name, value] : vars) {
-      job.backend_env.emplace_back(name, Sourced<std::string>{value, from_profile(profile, {}, section)});
-    }
-  };
-  add(env.always, "backend_env.always");
-  add(multi ? env.multi_node : env.single_node, multi ? "backend_env.multi_node" : "backend_env.single_node");
+  for (const auto& entry : profile.backend_env.for_job(job.spec.nodes->value, job.spec.ranks_per_node->value)) {
+    job.backend_env.emplace_back(entry.name, Sourced<std::string>{entry.value, from_profile(profile, {}, entry.section)});
+  }
   forward_env(values);
+}
+
+// The profile's launcher.args, launcher.multi_node_args for a job on more than one node, then the
+// groups of launcher.filesystem_args for the filesystems the job names (each group once). The staging
+// steps get them too: they may read from those filesystems, and they run with the same backend
+// environment (Frontier's FI_CXI_RDZV_PROTO=alt_read needs --network=disable_rdzv_get on every step).
+std::vector<std::string> Resolver::launcher_groups() const {
+  const Launcher& launcher = job.profile->launcher;
+  std::vector<std::string> groups = launcher.args;
+  if (job.spec.nodes->value > 1) groups.insert(groups.end(), launcher.multi_node_args.begin(), launcher.multi_node_args.end());
+  if (!job.spec.filesystems) return groups;
+  for (const auto& [filesystem, extra] : launcher.filesystem_args) {
+    const auto& named = job.spec.filesystems->value;
+    if (std::find(named.begin(), named.end(), filesystem) == named.end()) continue;
+    for (const auto& group : extra) {
+      if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+    }
+  }
+  return groups;
 }
 
 }  // namespace ezpz

@@ -24,9 +24,8 @@ std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_p
   for (int socket = 0; socket < node.sockets; ++socket) {
     std::vector<int> cores;
     for (int core = socket * node.cores_per_socket; core < (socket + 1) * node.cores_per_socket; ++core) {
-      if (std::find(node.reserved_cores.begin(), node.reserved_cores.end(), core) == node.reserved_cores.end()) {
-        cores.push_back(core);
-      }
+      auto kept = [core](const std::vector<int>& ids) { return std::find(ids.begin(), ids.end(), core) != ids.end(); };
+      if (!kept(node.reserved_cores) && !kept(node.service_cores)) cores.push_back(core);
     }
     long per_rank = cores_per_rank.value_or(static_cast<long>(cores.size()) / ranks_per_socket);
     if (per_rank <= 0 || per_rank * ranks_per_socket > static_cast<long>(cores.size())) return std::nullopt;

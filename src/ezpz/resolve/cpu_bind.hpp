@@ -9,7 +9,8 @@
 namespace ezpz {
 
 // A PALS-style "list:a-b:c-d…" binding: ranks are spread evenly over sockets, each socket's usable
-// cores (reserved ones skipped) split evenly among its ranks, or `cores_per_rank` each when given.
+// cores (reserved and service cores skipped) split evenly among its ranks, or `cores_per_rank` each
+// when given.
 // nullopt when ranks cannot be placed (not enough cores, or ranks not divisible by sockets).
 std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node,
                                              std::optional<long> cores_per_rank = std::nullopt);

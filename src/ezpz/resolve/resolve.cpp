@@ -71,6 +71,7 @@ ResolvedJob Resolver::run() {
   d.throw_if_any();
   build_commands(queue);
   job.hash = hash_hex(resolved_json(job, false).dump() + k_version);
+  job.warnings = d.warnings();
   return std::move(job);
 }
 

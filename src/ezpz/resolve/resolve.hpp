@@ -13,6 +13,7 @@
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/profile/detect.hpp"
 #include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/error.hpp"
 #include "ezpz/util/option_template.hpp"
 
 namespace ezpz {
@@ -41,6 +42,9 @@ struct ResolvedJob {
   // pass the whole environment): their option groups end `launcher` and `stage_launcher`.
   std::vector<std::string> forwarded_env;
   std::string hash;                   // of everything above (hex)
+  // Rules the job may run into that do not stop it (queue caps, by-request queues); `ezpz validate`
+  // prints them. Not part of the hash.
+  std::vector<Diagnostic> warnings;
 
   // The values a stage step's launcher gets: one rank per node, no cpu binding.
   std::vector<CommandWord> stage_launcher;

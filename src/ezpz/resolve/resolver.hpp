@@ -50,8 +50,9 @@ struct Resolver {
   void check_scheduler_arg(const std::string& arg, const std::map<std::string, std::string>& owned);
   void check_workdir();
   void check_required();
-  std::string fitting_queues(long nodes, std::optional<long> walltime) const;
+  std::string fitting_queues(long nodes, long walltime) const;
   const Queue* check_queue();
+  void warn_queue_rules(const Queue& queue);
 
   // resources.cpp: ranks, cpus, binding and torch device/backend
   void resolve_ranks();
@@ -65,6 +66,7 @@ struct Resolver {
   // commands.cpp: directives, launcher and backend environment
   bool stages_to_node_local() const;
   std::map<std::string, std::string> placeholder_values(const Queue* queue) const;
+  std::vector<std::string> launcher_groups() const;
   void build_commands(const Queue* queue);
 
   // forward_env.cpp: launcher.env_option groups for the variables the ranks need by name

@@ -170,10 +170,15 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
     choice.torch_device = at(0);
     choice.reason = "local rank " + std::to_string(local_rank) + " sees only device " + order[slot];
   } else if (devices.select == "index") {
-    choice.visibility = std::make_pair(variable, join(order, ","));
+    // The variable is set only to reorder the devices (Perlmutter 3,2,1,0). In the natural order it
+    // stays unset: every device is visible anyway, and on Aurora a ZE_AFFINITY_MASK inside the
+    // frameworks module makes PyTorch warn (ALCF Aurora "Running Jobs", gpu_tile_compact.sh caution).
+    bool natural = std::is_sorted(devices.order.begin(), devices.order.end()) &&
+                   (devices.order.empty() || devices.order.front() == 0);
+    if (!natural) choice.visibility = std::make_pair(variable, join(order, ","));
     choice.torch_device = at(static_cast<long>(slot));
-    choice.reason = "every rank sees devices " + join(order, ",") + "; local rank " + std::to_string(local_rank) +
-                    " uses index " + std::to_string(slot);
+    choice.reason = "every rank sees " + (natural ? "all devices" : "devices " + join(order, ",")) + "; local rank " +
+                    std::to_string(local_rank) + " uses index " + std::to_string(slot);
   } else {
     choice.torch_device = at(static_cast<long>(slot));
     choice.reason = "the launcher binds devices; local rank " + std::to_string(local_rank) + " uses index " +

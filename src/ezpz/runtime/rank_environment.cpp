@@ -168,14 +168,10 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   out.run = rank_run_plan(rank, env);
   if (out.run.run == RankRun::supervise) out.notes.push_back("program supervised by ezpz exec: " + out.run.reason);
   if (inputs.profile != nullptr) {
-    const BackendEnv& backend_env = inputs.profile->backend_env;
-    auto add = [&](const auto& vars) {
-      for (const auto& [name, value] : vars) {
-        if (auto exported = profile_export(name, value, env)) out.exports.emplace_back(name, *exported);
-      }
-    };
-    add(backend_env.always);
-    add(out.nodes > 1 ? backend_env.multi_node : backend_env.single_node);
+    // The same entries the script exports (BackendEnv::for_job), for the node and rank counts found here.
+    for (const auto& entry : inputs.profile->backend_env.for_job(out.nodes, rank.local_world_size)) {
+      if (auto value = profile_export(entry.name, entry.value, env)) out.exports.emplace_back(entry.name, *value);
+    }
   }
   return out;
 }

@@ -19,6 +19,10 @@ void Diagnostics::error(SourceLoc loc, std::string message, std::string hint) {
   m_items.push_back(Diagnostic{std::move(loc), std::move(message), std::move(hint)});
 }
 
+void Diagnostics::warning(SourceLoc loc, std::string message, std::string hint) {
+  m_warnings.push_back(Diagnostic{std::move(loc), std::move(message), std::move(hint), Severity::warning});
+}
+
 void Diagnostics::add(const UserError& error) {
   m_items.insert(m_items.end(), error.diagnostics().begin(), error.diagnostics().end());
 }
@@ -31,7 +35,8 @@ std::string format_diagnostic(const Diagnostic& diagnostic) {
   std::string out = "ezpz: ";
   const SourceLoc& loc = diagnostic.loc;
   if (loc.known()) out += loc.describe() + ": ";
-  out += "error: " + diagnostic.message + "\n";
+  out += diagnostic.severity == Severity::warning ? "warning: " : "error: ";
+  out += diagnostic.message + "\n";
   if (loc.known() && loc.line > 0) {
     std::string_view line = loc.file->line(loc.line);
     if (!line.empty()) {

@@ -9,10 +9,14 @@
 
 namespace ezpz {
 
+// An error stops the command (exit 1); a warning is printed and the command goes on (exit 0).
+enum class Severity { error, warning };
+
 struct Diagnostic {
   SourceLoc loc;        // may be unknown
   std::string message;  // lower-case, values in quotes: "unknown key 'walltme'"
   std::string hint;     // optional: "did you mean 'walltime'?"
+  Severity severity = Severity::error;
 };
 
 // Thrown for anything the user can fix (bad spec, unknown system, failed command). Caught once, in main.
@@ -29,21 +33,26 @@ class UserError : public std::exception {
   std::vector<Diagnostic> m_diagnostics;
 };
 
-// Collects independent errors so one run reports all of them.
+// Collects independent errors so one run reports all of them, and warnings beside them.
 class Diagnostics {
  public:
   void error(SourceLoc loc, std::string message, std::string hint = {});
+  // Something the user should know that does not stop the command (a queue that holds jobs).
+  void warning(SourceLoc loc, std::string message, std::string hint = {});
   void add(const UserError& error);
-  bool empty() const { return m_items.empty(); }
+  bool empty() const { return m_items.empty(); }  // no errors (warnings do not count)
   const std::vector<Diagnostic>& items() const { return m_items; }
-  // Throws a UserError holding everything collected so far, if anything was.
+  const std::vector<Diagnostic>& warnings() const { return m_warnings; }
+  // Throws a UserError holding every error collected so far, if any was.
   void throw_if_any() const;
 
  private:
   std::vector<Diagnostic> m_items;
+  std::vector<Diagnostic> m_warnings;
 };
 
-// "ezpz: job.yaml:7:3: error: unknown key 'walltme'", the source line, a caret line and the hint.
+// "ezpz: job.yaml:7:3: error: unknown key 'walltme'" ("warning:" for a warning), the source line, a
+// caret line and the hint.
 std::string format_diagnostic(const Diagnostic& diagnostic);
 
 }  // namespace ezpz

@@ -128,8 +128,11 @@ TEST(Resolve, DeviceAndBackendMustSuitTheSystem) {
 
 TEST(Resolve, CpuBindingFollowsAnExplicitCpusPerRankOrFailsLoudly) {
   std::string base = "system: aurora\naccount: A\nrun: [x]\n";
-  ResolvedJob job = test::resolve_layers({base, {}, {"cpus_per_rank=8"}, ""});
-  EXPECT_EQ(job.spec.cpu_bind->value, "list:1-8:9-16:17-24:25-32:33-40:41-48:53-60:61-68:69-76:77-84:85-92:93-100");
+  // Generated lists skip the reserved cores (0, 52) and the service cores (48-51, 100-103): 47 per socket.
+  ResolvedJob job = test::resolve_layers({base, {}, {"cpus_per_rank=7"}, ""});
+  EXPECT_EQ(job.spec.cpu_bind->value, "list:1-7:8-14:15-21:22-28:29-35:36-42:53-59:60-66:67-73:74-80:81-87:88-94");
+  std::string eight = test::error_messages([&] { test::resolve_layers({base, {}, {"cpus_per_rank=8"}, ""}); });
+  EXPECT_NE(eight.find("cannot bind 12 rank(s) per node x 8 cpus"), std::string::npos) << eight;
   EXPECT_EQ(test::resolve_layers({base, {}, {"cpu_bind=depth"}, ""}).spec.cpu_bind->value, "depth");
   std::string messages = test::error_messages([&] { test::resolve_layers({base, {}, {"ranks_per_node=5"}, ""}); });
   EXPECT_NE(messages.find("cannot bind 5 rank(s) per node on a 'aurora' node"), std::string::npos) << messages;

@@ -45,9 +45,11 @@ TEST_P(ChooseDevice, FollowsTheSiteRules) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Systems, ChooseDevice, ::testing::Values(
-    // Aurora FLAT mode: one tile per rank through ZE_AFFINITY_MASK, torch sees it as xpu:0.
-    Case{"aurora", 0, {}, "xpu:0", "ZE_AFFINITY_MASK", "0"},
-    Case{"aurora", 11, {}, "xpu:0", "ZE_AFFINITY_MASK", "11"},
+    // Aurora FLAT mode: every rank sees all 12 tiles and uses its local rank, as ALCF's PyTorch DDP
+    // example does; no per-rank ZE_AFFINITY_MASK (PyTorch warns about one inside frameworks).
+    Case{"aurora", 0, {}, "xpu:0", "", ""},
+    Case{"aurora", 11, {}, "xpu:11", "", ""},
+    Case{"sunspot", 5, {}, "xpu:5", "", ""},
     // Polaris: GPU order is reversed relative to NUMA: local rank r uses GPU 3 - r.
     Case{"polaris", 0, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
     Case{"polaris", 3, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "0"},
