@@ -42,8 +42,9 @@ std::string QueueCap::describe() const {
 std::vector<EnvEntry> BackendEnv::for_job(long nodes, long ranks_per_node) const {
   std::vector<EnvEntry> entries;
   auto add = [&](const std::vector<std::pair<std::string, std::string>>& vars, const std::string& section) {
-    for (const auto& [name, value] : vars) {
-      auto same = std::find_if(entries.begin(), entries.end(), [&](const EnvEntry& e) { return e.name == name; });
+    for (const auto& var : vars) {
+      const auto& [name, value] = var;
+      auto same = std::find_if(entries.begin(), entries.end(), [&](const EnvEntry& e) { return e.name == var.first; });
       if (same != entries.end()) {
         *same = EnvEntry{name, value, section};
       } else {
