@@ -4,6 +4,7 @@
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_options.hpp"
+#include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -65,10 +66,9 @@ int show_system(const std::string& name) {
     std::cout << "node:       " << node.sockets << " socket(s) x " << node.cores_per_socket << " cores x "
               << node.threads_per_core << " thread(s), " << node.usable_cores() << " usable cores";
   }
-  if (!node.reserved_cores.empty()) {
-    std::vector<std::string> cores;
-    for (int core : node.reserved_cores) cores.push_back(std::to_string(core));
-    std::cout << " (reserved: " << join(cores, ",") << ")";
+  if (!node.reserved_cores.empty()) std::cout << " (reserved: " << format_cpu_group(node.reserved_cores) << ")";
+  if (!node.service_cores.empty()) {
+    std::cout << "\nservice:    cores " << format_cpu_group(node.service_cores) << " left out of generated cpu lists";
   }
   std::cout << "\n";
   const Devices& devices = node.devices;

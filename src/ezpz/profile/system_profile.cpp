@@ -28,6 +28,7 @@ const std::vector<std::pair<std::string, std::string>>& queue_cap_kinds() {
       {"eligible_per_user", "eligible-to-run job(s) per user; more are held"},
       {"nodes_across_jobs", "nodes across all jobs"},
       {"jobs_per_project", "job(s) per project (running, accruing or queued)"},
+      {"running_per_project", "job(s) running per project"},
   };
   return k_cap_kinds;
 }

@@ -8,13 +8,6 @@
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
-namespace {
-
-std::string range_text(int first, int last) {
-  return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
-}
-
-}  // namespace
 
 std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node,
                                              std::optional<long> cores_per_rank) {
@@ -31,17 +24,8 @@ std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_p
     if (per_rank <= 0 || per_rank * ranks_per_socket > static_cast<long>(cores.size())) return std::nullopt;
     for (long rank = 0; rank < ranks_per_socket; ++rank) {
       // Contiguous core ids print as ranges; a reserved core inside a block splits it with ','.
-      std::vector<std::string> ranges;
-      size_t begin = static_cast<size_t>(rank * per_rank);
-      size_t end = begin + static_cast<size_t>(per_rank);
-      size_t start = begin;
-      for (size_t i = begin + 1; i <= end; ++i) {
-        if (i == end || cores[i] != cores[i - 1] + 1) {
-          ranges.push_back(range_text(cores[start], cores[i - 1]));
-          start = i;
-        }
-      }
-      groups.push_back(join(ranges, ","));
+      auto begin = cores.begin() + rank * per_rank;
+      groups.push_back(format_cpu_group(std::vector<int>(begin, begin + per_rank)));
     }
   }
   return "list:" + join(groups, ":");

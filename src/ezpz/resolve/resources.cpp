@@ -4,6 +4,7 @@
 #include "ezpz/resolve/cpu_bind.hpp"
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/runtime/device.hpp"
+#include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz {
@@ -130,7 +131,11 @@ void Resolver::resolve_cpu_bind(std::optional<long> explicit_cpus) {
         "cannot bind " + std::to_string(rpn) + " rank(s) per node" +
             (explicit_cpus ? " x " + std::to_string(*explicit_cpus) + " cpus" : std::string()) + " on a '" +
             profile.name + "' node (" + std::to_string(profile.node.sockets) + " socket(s), " +
-            std::to_string(profile.node.usable_cores()) + " usable cores)",
+            std::to_string(profile.node.usable_cores()) + " usable cores" +
+            (profile.node.service_cores.empty()
+                 ? std::string()
+                 : ", of which generated lists leave service cores " + format_cpu_group(profile.node.service_cores) + " free") +
+            ")",
         "use a ranks_per_node divisible by the sockets, fewer cpus_per_rank, or set cpu_bind: none or your own list");
   }
 }

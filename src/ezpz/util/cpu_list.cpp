@@ -33,4 +33,17 @@ CpuList parse_cpu_list(std::string_view groups) {
   return list;
 }
 
+std::string format_cpu_group(const std::vector<int>& cpus) {
+  std::string text;
+  for (size_t start = 0, i = 1; start < cpus.size(); ++i) {
+    if (i == cpus.size() || cpus[i] != cpus[i - 1] + 1) {
+      if (!text.empty()) text += ",";
+      text += std::to_string(cpus[start]);
+      if (i - 1 > start) text += "-" + std::to_string(cpus[i - 1]);
+      start = i;
+    }
+  }
+  return text;
+}
+
 }  // namespace ezpz

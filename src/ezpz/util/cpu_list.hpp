@@ -16,4 +16,8 @@ struct CpuList {
 // or ascending ranges.
 CpuList parse_cpu_list(std::string_view groups);
 
+// One group of cpu ids in that form: runs of consecutive ids as ranges, joined with ','
+// ({48,49,50,51,100} -> "48-51,100"). Ids are taken in the order given.
+std::string format_cpu_group(const std::vector<int>& cpus);
+
 }  // namespace ezpz

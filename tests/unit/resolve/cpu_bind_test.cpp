@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ezpz/util/cpu_list.hpp"
+
 namespace ezpz {
 namespace {
 
@@ -32,6 +34,22 @@ TEST(GenerateCpuList, SplitsSocketsEvenly) {
 TEST(GenerateCpuList, RefusesWhatCannotBePlaced) {
   EXPECT_FALSE(generate_cpu_list(aurora_node(), 3));    // not divisible by sockets
   EXPECT_FALSE(generate_cpu_list(aurora_node(), 200));  // more ranks than cores
+}
+
+TEST(GenerateCpuList, LeavesServiceCoresOutAndSplitsBlocksAroundThem) {
+  NodeShape node = aurora_node();
+  node.service_cores = {48, 49, 50, 51, 100, 101, 102, 103};
+  EXPECT_EQ(*generate_cpu_list(node, 2), "list:1-47:53-99");
+  node.service_cores = {3};
+  EXPECT_EQ(*generate_cpu_list(node, 2, 4), "list:1-2,4-5:53-56");
+}
+
+TEST(FormatCpuGroup, WritesRunsAsRanges) {
+  EXPECT_EQ(format_cpu_group({48, 49, 50, 51, 100, 101, 102, 103}), "48-51,100-103");
+  EXPECT_EQ(format_cpu_group({0, 52}), "0,52");
+  EXPECT_EQ(format_cpu_group({7}), "7");
+  EXPECT_EQ(format_cpu_group({}), "");
+  EXPECT_EQ(format_cpu_group({5, 4}), "5,4");  // order given, no sorting
 }
 
 TEST(CpusInList, CountsTheSmallestGroup) {

@@ -52,6 +52,13 @@ TEST(QueueRules, CapsAndByRequestQueuesWarnButDoNotFail) {
   EXPECT_NE(warnings_of("system: frontier\naccount: A\nrun: [x]\nqueue: extended\n")
                 .find("at most 1 job(s) running per user; at most 1 eligible-to-run job(s) per user"),
             std::string::npos);
+  for (const char* queue : {"by-node", "by-gpu", "bigmem"}) {
+    EXPECT_NE(warnings_of(std::string("system: sophia\naccount: A\nrun: [x]\nnodes: 1\nqueue: ") + queue + "\n")
+                  .find("at most 20 job(s) per project (running, accruing or queued); at most 5 job(s) running per "
+                        "project"),
+              std::string::npos)
+        << queue;
+  }
 }
 
 TEST(QueueRules, WarningsUseTheErrorFormatWithTheirOwnWord) {
@@ -65,12 +72,13 @@ TEST(QueueRules, WarningsUseTheErrorFormatWithTheirOwnWord) {
 }
 
 TEST(QueueRules, WalltimeUnderTheQueueMinimumIsAnError) {
-  for (const char* system : {"aurora", "polaris"}) {
+  for (std::string system : {"aurora", "polaris", "sophia"}) {
     std::string messages = test::error_messages([&] {
-      test::resolve_layers({std::string("system: ") + system + "\naccount: A\nrun: [x]\nwalltime: 4m\n", {}, {}, ""});
+      test::resolve_layers({"system: " + system + "\naccount: A\nrun: [x]\nnodes: 1\nwalltime: 4m\n", {}, {}, ""});
     });
-    EXPECT_NE(messages.find("walltime '00:04:00' is under the minimum of queue 'debug' (00:05:00)"), std::string::npos)
+    EXPECT_NE(messages.find("walltime '00:04:00' is under the minimum of queue '"), std::string::npos)
         << system << ": " << messages;
+    EXPECT_NE(messages.find("(00:05:00)"), std::string::npos) << system << ": " << messages;
   }
   EXPECT_NO_THROW(test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\nwalltime: 5m\n", {}, {}, ""}));
 }
