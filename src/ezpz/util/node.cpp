@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -26,8 +27,8 @@ struct Converter {
   SourceRef source;
   int line_offset;
   int column_offset;
-  mutable size_t values = 0;
-  mutable size_t text_bytes = 0;
+  size_t values = 0;
+  size_t text_bytes = 0;
 
   SourceLoc at(const YAML::Mark& mark, size_t length) const {
     if (mark.line < 0) return SourceLoc{source, 1, 1, 1};
@@ -36,67 +37,192 @@ struct Converter {
     return SourceLoc{source, line, column, static_cast<int>(std::max<size_t>(1, length))};
   }
 
+  // Every value counts once where it stands (keys do not), so an alias counts its whole target again.
+  void count_value(int depth, const SourceLoc& loc) {
+    if (depth > k_max_depth) {
+      throw UserError(point(loc), "nesting deeper than " + std::to_string(k_max_depth) + " levels");
+    }
+    if (++values > k_max_values) {
+      throw UserError(point(loc), "the document expands to more than " + std::to_string(k_max_values) +
+                                      " values (aliases repeated inside aliases?)");
+    }
+  }
+
+  void count_text(size_t bytes, const SourceLoc& loc) {
+    if ((text_bytes += bytes) > k_max_text_bytes) {
+      throw UserError(point(loc), "the document expands to more than " + std::to_string(k_max_text_bytes >> 20) +
+                                      " MiB of text (aliases repeated inside aliases?)");
+    }
+  }
+
   // Text that reaches scripts and JSON records must be UTF-8 (a Latin-1 byte is named where it is) and
   // hold no NUL or CR: bash drops a NUL, so the program would get another value, and sbatch refuses CR.
-  void check_text(const std::string& text, const YAML::Mark& mark) const {
-    if ((text_bytes += text.size()) > k_max_text_bytes) {
-      throw UserError(at(mark, 1), "the document expands to more than " + std::to_string(k_max_text_bytes >> 20) +
-                                       " MiB of text (aliases repeated inside aliases?)");
-    }
+  void check_text(const std::string& text, const YAML::Mark& mark) {
+    count_text(text.size(), at(mark, 1));
     if (std::string problem = text_problem(text); !problem.empty()) {
       throw UserError(at(mark, text.size()), "'" + printable(text) + "' " + problem,
                       is_valid_utf8(text) ? "" : "save the file as UTF-8 (iconv -f latin1 -t utf-8)");
     }
   }
 
-  Node convert(const YAML::Node& yaml, int depth = 0) const {
-    if (depth > k_max_depth) {
-      throw UserError(at(yaml.Mark(), 1), "nesting deeper than " + std::to_string(k_max_depth) +
-                                              " levels (a recursive alias such as 'run: &r [x, *r]'?)");
-    }
-    if (++values > k_max_values) {
-      throw UserError(at(yaml.Mark(), 1), "the document expands to more than " + std::to_string(k_max_values) +
-                                              " values (aliases repeated inside aliases?)");
-    }
+  static SourceLoc point(SourceLoc loc) {
+    loc.length = 1;
+    return loc;
+  }
+};
+
+// Builds the Node tree from yaml-cpp's parser events in one pass. An alias is a copy of its anchor's
+// finished node, counted and depth-checked like written-out text, so an alias bomb stops at the caps;
+// an alias inside its own anchor ('run: &r [x, *r]') is refused where it stands.
+class TreeBuilder : public YAML::EventHandler {
+ public:
+  explicit TreeBuilder(Converter& converter) : m_converter(converter) {}
+
+  YAML::Mark document_start;
+  Node root;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { document_start = mark; }
+  void OnDocumentEnd() override {}
+  void OnAnchor(const YAML::Mark&, const std::string& name) override { m_pending_anchor_name = name; }
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     Node node;
-    switch (yaml.Type()) {
-      case YAML::NodeType::Scalar:
-        node.kind = Node::Kind::scalar;
-        node.scalar = yaml.Scalar();
-        check_text(node.scalar, yaml.Mark());
-        node.quoted = yaml.Tag() == "!";
-        node.loc = at(yaml.Mark(), node.scalar.size() + (node.quoted ? 2 : 0));
-        break;
-      case YAML::NodeType::Sequence:
-        node.kind = Node::Kind::sequence;
-        node.loc = at(yaml.Mark(), 1);
-        for (const auto& item : yaml) node.items.push_back(convert(item, depth + 1));
-        break;
-      case YAML::NodeType::Map: {
-        node.kind = Node::Kind::map;
-        node.loc = at(yaml.Mark(), 1);
-        std::unordered_map<std::string, int> key_lines;  // a set, not find(): 100,000 keys took 16 s
-        for (const auto& entry : yaml) {
-          MapEntry converted;
-          std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
-          check_text(key, entry.first.Mark());
-          converted.key_loc = at(entry.first.Mark(), key.size());
-          auto [earlier, added] = key_lines.emplace(key, converted.key_loc.line);
-          if (!added) {
-            throw UserError(converted.key_loc,
-                            "duplicate key '" + key + "' (first at line " + std::to_string(earlier->second) + ")");
-          }
-          converted.key = std::move(key);
-          converted.value = convert(entry.second, depth + 1);
-          if (converted.value.is_null()) converted.value.loc = converted.key_loc;
-          node.entries.push_back(std::move(converted));
-        }
-        break;
+    node.loc = m_converter.at(mark, 1);
+    count_here(node.loc);
+    finish(std::move(node), anchor);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    Node node;
+    node.kind = Node::Kind::scalar;
+    node.quoted = tag == "!";
+    node.loc = m_converter.at(mark, value.size() + (node.quoted ? 2 : 0));
+    count_here(node.loc);
+    m_converter.check_text(value, mark);
+    node.scalar = value;
+    finish(std::move(node), anchor);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto target = m_anchors.find(anchor);
+    if (target == m_anchors.end()) {
+      throw UserError(m_converter.at(mark, 1), "recursive alias '*" + m_names[anchor] +
+                                                   "': it stands inside the node it names, which would never end",
+                      "an alias may name only a node that is complete before it");
+    }
+    bool key = awaiting_key();
+    finish(copy(target->second, depth(), key), 0);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(Node::Kind::sequence, mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(Node::Kind::map, mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    Node node;
+    YAML::anchor_t anchor = 0;
+    std::optional<Node> key;                         // maps: the key whose value comes next
+    std::unordered_map<std::string, int> key_lines;  // maps: a set, not find(): 100,000 keys took 16 s
+  };
+
+  Converter& m_converter;
+  std::vector<Frame> m_open;
+  std::unordered_map<YAML::anchor_t, Node> m_anchors;
+  std::unordered_map<YAML::anchor_t, std::string> m_names;
+  std::string m_pending_anchor_name;
+
+  int depth() const { return static_cast<int>(m_open.size()); }
+  bool awaiting_key() const { return !m_open.empty() && m_open.back().node.is_map() && !m_open.back().key; }
+
+  void count_here(const SourceLoc& loc) {
+    if (!awaiting_key()) m_converter.count_value(depth(), loc);
+  }
+
+  void name(YAML::anchor_t anchor) {
+    if (anchor != 0) m_names[anchor] = std::move(m_pending_anchor_name);
+    m_pending_anchor_name.clear();
+  }
+
+  void open(Node::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    Frame frame;
+    frame.node.kind = kind;
+    frame.node.loc = m_converter.at(mark, 1);
+    frame.anchor = anchor;
+    count_here(frame.node.loc);
+    name(anchor);
+    m_open.push_back(std::move(frame));
+  }
+
+  void close() {
+    Frame frame = std::move(m_open.back());
+    m_open.pop_back();
+    if (frame.anchor != 0) m_anchors[frame.anchor] = frame.node;
+    place(std::move(frame.node));
+  }
+
+  void finish(Node node, YAML::anchor_t anchor) {
+    if (anchor != 0) {
+      name(anchor);
+      m_anchors[anchor] = node;
+    }
+    place(std::move(node));
+  }
+
+  // Puts a finished node where it belongs: the root, a list item, a map key, or the value of that key.
+  void place(Node node) {
+    if (m_open.empty()) {
+      root = std::move(node);
+      return;
+    }
+    Frame& parent = m_open.back();
+    if (parent.node.is_sequence()) {
+      parent.node.items.push_back(std::move(node));
+    } else if (!parent.key) {
+      parent.key = std::move(node);
+    } else {
+      MapEntry entry;
+      entry.key = parent.key->is_scalar() ? std::move(parent.key->scalar) : std::string("?");
+      entry.key_loc = parent.key->loc;
+      entry.key_loc.length = static_cast<int>(std::max<size_t>(1, entry.key.size()));
+      parent.key.reset();
+      auto [earlier, added] = parent.key_lines.emplace(entry.key, entry.key_loc.line);
+      if (!added) {
+        throw UserError(entry.key_loc,
+                        "duplicate key '" + entry.key + "' (first at line " + std::to_string(earlier->second) + ")");
       }
-      case YAML::NodeType::Null:
-      case YAML::NodeType::Undefined:
-        node.loc = at(yaml.Mark(), 1);
-        break;
+      entry.value = std::move(node);
+      if (entry.value.is_null()) entry.value.loc = entry.key_loc;
+      parent.node.entries.push_back(std::move(entry));
+    }
+  }
+
+  // A copy of an anchored node for an alias at `at_depth`, counted as if it were written out there.
+  Node copy(const Node& from, int at_depth, bool is_key) {
+    if (!is_key) m_converter.count_value(at_depth, from.loc);
+    Node node;
+    node.kind = from.kind;
+    node.quoted = from.quoted;
+    node.loc = from.loc;
+    if (from.is_scalar()) {
+      m_converter.count_text(from.scalar.size(), from.loc);
+      node.scalar = from.scalar;
+    }
+    node.items.reserve(from.items.size());
+    for (const auto& item : from.items) node.items.push_back(copy(item, at_depth + 1, false));
+    node.entries.reserve(from.entries.size());
+    for (const auto& entry : from.entries) {
+      m_converter.count_text(entry.key.size(), entry.key_loc);
+      node.entries.push_back(MapEntry{entry.key, entry.key_loc, copy(entry.value, at_depth + 1, false)});
     }
     return node;
   }
@@ -127,10 +253,12 @@ std::string Node::describe() const {
 
 namespace {
 
-// Where each document starts. Only the starts matter: the tree is built by YAML::Load.
-struct DocumentStarts : YAML::EventHandler {
-  std::vector<YAML::Mark> starts;
-  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+// What follows the first document: only where the next one starts matters, so reading stops there.
+struct NextDocument : YAML::EventHandler {
+  struct Found {
+    YAML::Mark start;
+  };
+  void OnDocumentStart(const YAML::Mark& mark) override { throw Found{mark}; }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
   void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
@@ -143,25 +271,26 @@ struct DocumentStarts : YAML::EventHandler {
 
 // ezpz reads one document per file. Not through YAML::LoadAll: yaml-cpp 0.7 gives a ',' outside
 // brackets as an empty document that consumes nothing, so LoadAll never returns (found by fuzz_spec;
-// a 1-byte spec hung `ezpz validate`). The documents are counted here, and reading stops at the second
-// one, or at one that starts where the first did.
-void check_one_document(std::string_view text, const Converter& converter) {
-  std::istringstream in{std::string(text)};
-  YAML::Parser parser(in);
-  DocumentStarts documents;
-  while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
+// a 1-byte spec hung `ezpz validate`). A second document, or one that starts where the first did, is
+// an error.
+void check_no_second_document(YAML::Parser& parser, const YAML::Mark& first, std::string_view text,
+                              const Converter& converter) {
+  NextDocument next;
+  try {
+    parser.HandleNextDocument(next);
+    return;
+  } catch (const NextDocument::Found& found) {
+    const YAML::Mark& second = found.start;
+    if (second.pos == first.pos) {
+      std::string token = second.pos >= 0 && static_cast<size_t>(second.pos) < text.size()
+                              ? printable(std::string(1, text[static_cast<size_t>(second.pos)]))
+                              : std::string();
+      throw UserError(converter.at(second, 1), "malformed YAML: unexpected '" + token + "'",
+                      "a ',' belongs between the items of a [list] or a {map}");
+    }
+    throw UserError(converter.at(second, 3), "a second YAML document ('---'): ezpz reads one document per file",
+                    "put one job in each file, or remove the '---' line");
   }
-  if (documents.starts.size() < 2) return;
-  const YAML::Mark& second = documents.starts[1];
-  if (second.pos == documents.starts[0].pos) {
-    std::string token = second.pos >= 0 && static_cast<size_t>(second.pos) < text.size()
-                            ? printable(std::string(1, text[static_cast<size_t>(second.pos)]))
-                            : std::string();
-    throw UserError(converter.at(second, 1), "malformed YAML: unexpected '" + token + "'",
-                    "a ',' belongs between the items of a [list] or a {map}");
-  }
-  throw UserError(converter.at(second, 3), "a second YAML document ('---'): ezpz reads one document per file",
-                  "put one job in each file, or remove the '---' line");
 }
 
 }  // namespace
@@ -173,8 +302,14 @@ Node parse_yaml(const SourceRef& source, int line_offset, int column_offset) {
 Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset) {
   Converter converter{source, line_offset, column_offset};
   try {
-    check_one_document(text, converter);
-    Node node = converter.convert(YAML::Load(std::string(text)));
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    TreeBuilder builder(converter);
+    Node node;
+    if (parser.HandleNextDocument(builder)) {
+      check_no_second_document(parser, builder.document_start, text, converter);
+      node = std::move(builder.root);
+    }
     if (node.is_null()) node.loc = SourceLoc{source, 0, 0, 1};
     return node;
   } catch (const YAML::DeepRecursion& error) {
@@ -277,10 +412,6 @@ std::optional<std::vector<std::string>> read_string_list(const Node& node, std::
   if (!ok) return std::nullopt;
   return values;
 }
-
-}  // namespace ezpz
-
-namespace ezpz {
 
 bool read_section(const Node& node, std::string_view what, const std::vector<KeyHandler>& handlers,
                   Diagnostics& diagnostics) {
