@@ -106,6 +106,11 @@ int show_system(const std::string& name) {
       std::cout << "  " << pad(queue.name, 15) << pad("nodes " + nodes, 18) << "walltime " << walltime
                 << (queue.description.empty() ? "" : "  " + queue.description) << "\n";
       if (queue.by_request) std::cout << "    by request only\n";
+      if (!queue.ranks_per_node.empty()) {
+        std::vector<std::string> values;
+        for (int value : queue.ranks_per_node) values.push_back(std::to_string(value));
+        std::cout << "    ranks_per_node: only " << join(values, ", ") << "\n";
+      }
       for (const auto& cap : queue.caps) std::cout << "    cap: " << cap.describe() << "\n";
     }
   }

@@ -259,6 +259,8 @@ void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
                      {"max_walltime", [&](const Node& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
                      {"min_walltime", [&](const Node& n) { r.walltime(min_walltime, n, what + ".min_walltime"); }},
                      {"by_request", [&](const Node& n) { r.flag(queue.by_request, n, what + ".by_request"); }},
+                     {"ranks_per_node",
+                      [&](const Node& n) { r.int_list(queue.ranks_per_node, n, what + ".ranks_per_node"); }},
                      {"caps", [&](const Node& n) { read_caps(queue, n, r); }},
                      {"walltime_by_nodes", [&](const Node& n) { read_walltime_steps(queue, n, r); }},
                      {"directives", [&](const Node& n) { r.templates(queue.directives, n, what + ".directives"); }},

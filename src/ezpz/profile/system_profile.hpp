@@ -90,6 +90,8 @@ struct Queue {
   std::optional<long> min_walltime;  // seconds
   std::vector<WalltimeStep> walltime_by_nodes;
   bool by_request = false;  // the site must enable the queue for the project first
+  // The ranks_per_node values the queue takes (Sophia by-gpu: 1, 2, 4 or 8 GPUs); empty: any.
+  std::vector<int> ranks_per_node;
   std::vector<QueueCap> caps;
   NamedTemplates directives;
   SourceLoc loc;

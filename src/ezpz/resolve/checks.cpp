@@ -237,6 +237,21 @@ const Queue* Resolver::check_queue() {
   return queue;
 }
 
+// A queue that takes only some ranks_per_node values (Sophia's by-gpu: select=N GPUs, N in 1, 2, 4, 8);
+// qsub refuses the others.
+void Resolver::check_queue_ranks(const Queue* queue) {
+  if (queue == nullptr || queue->ranks_per_node.empty()) return;
+  const auto& rpn = *job.spec.ranks_per_node;
+  const auto& allowed = queue->ranks_per_node;
+  if (std::find(allowed.begin(), allowed.end(), rpn.value) != allowed.end()) return;
+  std::vector<std::string> values;
+  for (int value : allowed) values.push_back(std::to_string(value));
+  d.error(at(rpn.origin),
+          "queue '" + queue->name + "' of system '" + job.profile->name + "' takes ranks_per_node " +
+              join(values, ", ") + ", found " + std::to_string(rpn.value),
+          "set ranks_per_node to one of them");
+}
+
 // Rules the scheduler applies by holding a job rather than failing it: ezpz cannot see the user's
 // other jobs, so it says what they are and lets the job through.
 void Resolver::warn_queue_rules(const Queue& queue) {

@@ -67,6 +67,7 @@ ResolvedJob Resolver::run() {
     queue = check_queue();
   }
   resolve_ranks();
+  check_queue_ranks(queue);
   resolve_torch();
   d.throw_if_any();
   build_commands(queue);

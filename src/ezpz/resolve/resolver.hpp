@@ -53,6 +53,7 @@ struct Resolver {
   std::string fitting_queues(long nodes, long walltime) const;
   const Queue* check_queue();
   void warn_queue_rules(const Queue& queue);
+  void check_queue_ranks(const Queue* queue);
 
   // resources.cpp: ranks, cpus, binding and torch device/backend
   void resolve_ranks();
