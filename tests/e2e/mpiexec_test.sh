@@ -18,11 +18,13 @@ for launcher in "${launchers[@]}"; do
     sh -c 'echo "$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $MASTER_ADDR $MASTER_PORT $TORCH_DEVICE $TORCH_BACKEND"' \
     >"$out" 2>"$workdir/err"
   check "$launcher: exits 0 ($(head -c 300 "$workdir/err"))" test $? -eq 0
-  check "$launcher: four ranks 0-3" test "$(cut -d' ' -f1 "$out" | sort -n | tr '\n' ' ')" = "0 1 2 3 "
-  check "$launcher: every rank sees world size 4" test "$(cut -d' ' -f2 "$out" | sort -u)" = "4"
-  check "$launcher: local ranks 0-3 of 4" test "$(cut -d' ' -f3,4 "$out" | sort -u | tr '\n' ' ')" = "0 4 1 4 2 4 3 4 "
-  check "$launcher: one master address and port" test "$(cut -d' ' -f5,6 "$out" | sort -u | wc -l)" -eq 1
-  check "$launcher: cpu and gloo here" test "$(cut -d' ' -f7,8 "$out" | sort -u)" = "cpu gloo"
+  # What the ranks printed, for the messages below when a check fails.
+  got="output: '$(head -c 600 "$out")' stderr: '$(head -c 300 "$workdir/err")'"
+  check "$launcher: four ranks 0-3 ($got)" test "$(cut -d' ' -f1 "$out" | sort -n | tr '\n' ' ')" = "0 1 2 3 "
+  check "$launcher: every rank sees world size 4 ($got)" test "$(cut -d' ' -f2 "$out" | sort -u)" = "4"
+  check "$launcher: local ranks 0-3 of 4 ($got)" test "$(cut -d' ' -f3,4 "$out" | sort -u | tr '\n' ' ')" = "0 4 1 4 2 4 3 4 "
+  check "$launcher: one master address and port ($got)" test "$(cut -d' ' -f5,6 "$out" | sort -u | wc -l)" -eq 1
+  check "$launcher: cpu and gloo here ($got)" test "$(cut -d' ' -f7,8 "$out" | sort -u)" = "cpu gloo"
   # The exit code of a failing rank reaches mpiexec (exec replaces ezpz, no wrapper in between).
   # shellcheck disable=SC2086
   $launcher "$ezpz" exec --system local -- sh -c '[ "$RANK" != 2 ] || exit 3' >/dev/null 2>&1

@@ -14,7 +14,8 @@ void add_validate_command(CLI::App& app, CommandAction& action) {
   CLI::App* command =
       app.add_subcommand("validate", "Check a job spec against its system profile; report every problem");
   options->add_to(*command);
-  command->footer("Prints one summary line on success (exit 0); each problem as file:line:col on stderr (exit 1). "
+  command->footer(
+      "Prints one summary line on success (exit 0); each problem as file:line:col on stderr (exit 1). "
       "Warnings (queue caps, by-request queues) go to stderr and do not change the exit code.");
   command->callback([&action, options] {
     action = [options] {

@@ -165,28 +165,28 @@ void read_filesystem_args(Launcher& launcher, const Node& node, Reader& r) {
 }
 
 void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
-  read_section(node, "launcher",
-               {
-                   {"kind",
-                    [&](const Node& n) {
-                      r.choice(launcher.kind, n, "launcher.kind", {"mpiexec", "srun", "local"});
-                    }},
-                   {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
-                   {"multi_node_args",
-                    [&](const Node& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
-                   {"cpu_unit",
-                    [&](const Node& n) {
-                      r.choice(launcher.cpu_unit, n, "launcher.cpu_unit", {"core", "thread"});
-                    }},
-                   {"cpu_bind", [&](const Node& n) { read_cpu_bind(launcher, n, r); }},
-                   {"cpu_bind_default",
-                    [&](const Node& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
-                   {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
-                   {"env_option", [&](const Node& n) { r.text(launcher.env_option, n, "launcher.env_option"); }},
-                   {"env_names", [&](const Node& n) { r.list(launcher.env_names, n, "launcher.env_names"); }},
-                   {"filesystem_args", [&](const Node& n) { read_filesystem_args(launcher, n, r); }},
-               },
-               r.d);
+  read_section(
+      node, "launcher",
+      {
+          {"kind",
+           [&](const Node& n) {
+             r.choice(launcher.kind, n, "launcher.kind", {"mpiexec", "srun", "local"});
+           }},
+          {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
+          {"multi_node_args", [&](const Node& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
+          {"cpu_unit",
+           [&](const Node& n) {
+             r.choice(launcher.cpu_unit, n, "launcher.cpu_unit", {"core", "thread"});
+           }},
+          {"cpu_bind", [&](const Node& n) { read_cpu_bind(launcher, n, r); }},
+          {"cpu_bind_default",
+           [&](const Node& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
+          {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
+          {"env_option", [&](const Node& n) { r.text(launcher.env_option, n, "launcher.env_option"); }},
+          {"env_names", [&](const Node& n) { r.list(launcher.env_names, n, "launcher.env_names"); }},
+          {"filesystem_args", [&](const Node& n) { read_filesystem_args(launcher, n, r); }},
+      },
+      r.d);
   if (node.is_map() && !node.find("kind"))
     r.d.error(node.loc, "missing 'launcher.kind'", "one of 'mpiexec', 'srun', 'local'");
   if (node.is_map() && !node.find("args")) r.d.error(node.loc, "missing 'launcher.args': the launch command");
@@ -251,21 +251,21 @@ void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
     long max_nodes = 0;
     long max_walltime = 0;
     long min_walltime = 0;
-    read_section(entry.value, what,
-                 {
-                     {"description", [&](const Node& n) { r.text(queue.description, n, what + ".description"); }},
-                     {"min_nodes", [&](const Node& n) { r.number(queue.min_nodes, n, what + ".min_nodes", 1); }},
-                     {"max_nodes", [&](const Node& n) { r.number(max_nodes, n, what + ".max_nodes", 1); }},
-                     {"max_walltime", [&](const Node& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
-                     {"min_walltime", [&](const Node& n) { r.walltime(min_walltime, n, what + ".min_walltime"); }},
-                     {"by_request", [&](const Node& n) { r.flag(queue.by_request, n, what + ".by_request"); }},
-                     {"ranks_per_node",
-                      [&](const Node& n) { r.int_list(queue.ranks_per_node, n, what + ".ranks_per_node"); }},
-                     {"caps", [&](const Node& n) { read_caps(queue, n, r); }},
-                     {"walltime_by_nodes", [&](const Node& n) { read_walltime_steps(queue, n, r); }},
-                     {"directives", [&](const Node& n) { r.templates(queue.directives, n, what + ".directives"); }},
-                 },
-                 r.d);
+    read_section(
+        entry.value, what,
+        {
+            {"description", [&](const Node& n) { r.text(queue.description, n, what + ".description"); }},
+            {"min_nodes", [&](const Node& n) { r.number(queue.min_nodes, n, what + ".min_nodes", 1); }},
+            {"max_nodes", [&](const Node& n) { r.number(max_nodes, n, what + ".max_nodes", 1); }},
+            {"max_walltime", [&](const Node& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
+            {"min_walltime", [&](const Node& n) { r.walltime(min_walltime, n, what + ".min_walltime"); }},
+            {"by_request", [&](const Node& n) { r.flag(queue.by_request, n, what + ".by_request"); }},
+            {"ranks_per_node", [&](const Node& n) { r.int_list(queue.ranks_per_node, n, what + ".ranks_per_node"); }},
+            {"caps", [&](const Node& n) { read_caps(queue, n, r); }},
+            {"walltime_by_nodes", [&](const Node& n) { read_walltime_steps(queue, n, r); }},
+            {"directives", [&](const Node& n) { r.templates(queue.directives, n, what + ".directives"); }},
+        },
+        r.d);
     if (max_nodes > 0) queue.max_nodes = max_nodes;
     if (max_walltime > 0) queue.max_walltime = max_walltime;
     if (min_walltime > 0) queue.min_walltime = min_walltime;

@@ -33,8 +33,8 @@ struct Quoter {
   mstch::array expanding_variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
     mstch::array items;
     for (const auto& [name, value] : pairs)
-      items.push_back(mstch::map{
-          {"name", name}, {"value", has_variable_refs(value) ? shell_quote_expanding(value) : (*this)(value)}});
+      items.push_back(mstch::map{{"name", name},
+                                 {"value", has_variable_refs(value) ? shell_quote_expanding(value) : (*this)(value)}});
     return items;
   }
   mstch::array words(const std::vector<std::string>& values) {

@@ -104,7 +104,8 @@ void Resolver::build_commands(const Queue* queue) {
   job.stage_launcher = expand_groups(groups, stage_values, profile.path + ": launcher.args");
 
   for (const auto& entry : profile.backend_env.for_job(job.spec.nodes->value, job.spec.ranks_per_node->value)) {
-    job.backend_env.emplace_back(entry.name, Sourced<std::string>{entry.value, from_profile(profile, {}, entry.section)});
+    job.backend_env.emplace_back(entry.name,
+                                 Sourced<std::string>{entry.value, from_profile(profile, {}, entry.section)});
   }
   forward_env(values);
 }
@@ -116,7 +117,8 @@ void Resolver::build_commands(const Queue* queue) {
 std::vector<std::string> Resolver::launcher_groups() const {
   const Launcher& launcher = job.profile->launcher;
   std::vector<std::string> groups = launcher.args;
-  if (job.spec.nodes->value > 1) groups.insert(groups.end(), launcher.multi_node_args.begin(), launcher.multi_node_args.end());
+  if (job.spec.nodes->value > 1)
+    groups.insert(groups.end(), launcher.multi_node_args.begin(), launcher.multi_node_args.end());
   if (!job.spec.filesystems) return groups;
   for (const auto& [filesystem, extra] : launcher.filesystem_args) {
     const auto& named = job.spec.filesystems->value;

@@ -132,9 +132,9 @@ void Resolver::resolve_cpu_bind(std::optional<long> explicit_cpus) {
             (explicit_cpus ? " x " + std::to_string(*explicit_cpus) + " cpus" : std::string()) + " on a '" +
             profile.name + "' node (" + std::to_string(profile.node.sockets) + " socket(s), " +
             std::to_string(profile.node.usable_cores()) + " usable cores" +
-            (profile.node.service_cores.empty()
-                 ? std::string()
-                 : ", of which generated lists leave service cores " + format_cpu_group(profile.node.service_cores) + " free") +
+            (profile.node.service_cores.empty() ? std::string()
+                                                : ", of which generated lists leave service cores " +
+                                                      format_cpu_group(profile.node.service_cores) + " free") +
             ")",
         "use a ranks_per_node divisible by the sockets, fewer cpus_per_rank, or set cpu_bind: none or your own list");
   }

@@ -69,8 +69,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
       if (auto set = env(name); !set || set->empty()) plan.env.emplace_back(name, value.value);
     }
     if (!request.hostfile.empty()) {
-      auto words = expand_option_group(env_option, {{"name", "EZPZ_HOSTFILE"}},
-                                       job.profile->path + ": launcher.env_option");
+      auto words =
+          expand_option_group(env_option, {{"name", "EZPZ_HOSTFILE"}}, job.profile->path + ": launcher.env_option");
       if (words) launcher.insert(launcher.end(), words->begin(), words->end());
     }
   }

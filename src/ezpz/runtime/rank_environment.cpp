@@ -126,8 +126,9 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   } else if (!allocation.hosts.empty()) {
     std::string pattern = inputs.profile ? inputs.profile->master_addr : "{first_host}";
     const std::string& first = allocation.hosts.front();
-    out.master_addr_origin = "the first host '" + first.substr(0, first.find('.')) + "' of " + allocation.hosts_from + " in master_addr '" +
-                             pattern + "'" + (inputs.profile ? " of profile '" + inputs.profile->name + "'" : "");
+    out.master_addr_origin = "the first host '" + first.substr(0, first.find('.')) + "' of " + allocation.hosts_from +
+                             " in master_addr '" + pattern + "'" +
+                             (inputs.profile ? " of profile '" + inputs.profile->name + "'" : "");
     out.master_addr = master_addr_for(pattern, first);
     out.notes.push_back("MASTER_ADDR from the first host of " + allocation.hosts_from);
   } else if (out.nodes == 1) {

@@ -107,9 +107,10 @@ class TreeBuilder : public YAML::EventHandler {
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto target = m_anchors.find(anchor);
     if (target == m_anchors.end()) {
-      throw UserError(m_converter.at(mark, 1), "recursive alias '*" + m_names[anchor] +
-                                                   "': it stands inside the node it names, which would never end",
-                      "an alias may name only a node that is complete before it");
+      throw UserError(
+          m_converter.at(mark, 1),
+          "recursive alias '*" + m_names[anchor] + "': it stands inside the node it names, which would never end",
+          "an alias may name only a node that is complete before it");
     }
     bool key = awaiting_key();
     finish(copy(target->second, depth(), key), 0);

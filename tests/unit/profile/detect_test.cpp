@@ -44,7 +44,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{}, "polaris-login-02", "polaris"}, Case{{{"NERSC_HOST", "perlmutter"}}, "nid001234", "perlmutter"},
         // Sophia: a job submitted from a login node (PBS_O_HOST), whatever the compute node is called;
         // the login node itself; a compute node named like the Python ezpz expects.
-        Case{{{"PBS_JOBID", "31415.sophia-pbs-01"}, {"PBS_O_HOST", "sophia-login-02.lab.alcf.anl.gov"}}, "node17", "sophia"},
+        Case{{{"PBS_JOBID", "31415.sophia-pbs-01"}, {"PBS_O_HOST", "sophia-login-02.lab.alcf.anl.gov"}},
+             "node17",
+             "sophia"},
         Case{{}, "sophia-login-01", "sophia"}, Case{{{"PBS_JOBID", "31415.server"}}, "sophia-gpu-07", "sophia"},
         // nid hostnames alone say nothing: LUMI and Alps use them too.
         Case{{}, "nid001234", "local"}, Case{{{"SLURM_JOB_ID", "42"}}, "nid001234", "slurm"},

@@ -56,11 +56,12 @@ std::vector<std::string> tail(const std::vector<std::string>& words, size_t coun
 
 TEST(ForwardEnv, EveryExportedVariableOnceInTheScriptsOrder) {
   UserCatalog user("fwd", k_forwarding_profile);
-  ResolvedJob job = resolve_on(*user.catalog, "system: fwd\nenv: {ZETA: z, HF_HOME: /hf}\nstage: [{src: /a, dest: /tmp/a}]\nrun: [x]\n");
+  ResolvedJob job = resolve_on(
+      *user.catalog, "system: fwd\nenv: {ZETA: z, HF_HOME: /hf}\nstage: [{src: /a, dest: /tmp/a}]\nrun: [x]\n");
   // EZPZ_BIN, the hand-off, the backend environment, the job's env (in name order), then env_names;
   // HF_HOME is both in env and env_names and comes once.
-  std::vector<std::string> expected = {"EZPZ_BIN", "EZPZ_SYSTEM", "EZPZ_TORCH_BACKEND", "EZPZ_TORCH_DEVICE",
-                                       "NCCL_DEBUG", "HF_HOME", "ZETA", "PATH"};
+  std::vector<std::string> expected = {
+      "EZPZ_BIN", "EZPZ_SYSTEM", "EZPZ_TORCH_BACKEND", "EZPZ_TORCH_DEVICE", "NCCL_DEBUG", "HF_HOME", "ZETA", "PATH"};
   EXPECT_EQ(job.forwarded_env, expected);
   std::vector<std::string> options;
   for (const auto& name : expected) {
@@ -75,7 +76,8 @@ TEST(ForwardEnv, TheScriptPassesThemAfterTheLauncherOptions) {
   UserCatalog user("fwd", k_forwarding_profile);
   ResolvedJob job = resolve_on(*user.catalog, "system: fwd\nrun: [x]\n");
   std::string script = render(job, *user.catalog, "/opt/ezpz/bin/ezpz").text;
-  EXPECT_NE(script.find("--hostfile \"$PBS_NODEFILE\" --pass EZPZ_BIN --pass EZPZ_SYSTEM"), std::string::npos) << script;
+  EXPECT_NE(script.find("--hostfile \"$PBS_NODEFILE\" --pass EZPZ_BIN --pass EZPZ_SYSTEM"), std::string::npos)
+      << script;
   EXPECT_NE(script.find("--pass PATH --pass HF_HOME \\\n    \"$EZPZ_BIN\" exec --"), std::string::npos) << script;
 }
 

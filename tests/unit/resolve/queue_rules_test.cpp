@@ -90,14 +90,15 @@ TEST(QueueRules, ProdWalltimeFollowsTheJobSize) {
     const char* fits;
     const char* too_long;
   };
-  for (const auto& c : {Case{"aurora", 1024, "12h", "13h"}, Case{"aurora", 1025, "18h", "19h"},
-                        Case{"aurora", 2000, "24h", "25h"}, Case{"polaris", 24, "3h", "4h"},
-                        Case{"polaris", 25, "6h", "7h"}, Case{"polaris", 100, "24h", "25h"}}) {
-    std::string spec = std::string("system: ") + c.system + "\naccount: A\nrun: [x]\nqueue: prod\nnodes: " +
-                       std::to_string(c.nodes) + "\n";
+  for (const auto& c :
+       {Case{"aurora", 1024, "12h", "13h"}, Case{"aurora", 1025, "18h", "19h"}, Case{"aurora", 2000, "24h", "25h"},
+        Case{"polaris", 24, "3h", "4h"}, Case{"polaris", 25, "6h", "7h"}, Case{"polaris", 100, "24h", "25h"}}) {
+    std::string spec = std::string("system: ") + c.system +
+                       "\naccount: A\nrun: [x]\nqueue: prod\nnodes: " + std::to_string(c.nodes) + "\n";
     EXPECT_NO_THROW(test::resolve_layers({spec + "walltime: " + c.fits + "\n", {}, {}, ""})) << c.system << c.nodes;
-    std::string messages =
-        test::error_messages([&] { test::resolve_layers({spec + "walltime: " + c.too_long + "\n", {}, {}, ""}); });
+    std::string messages = test::error_messages([&] {
+      test::resolve_layers({spec + "walltime: " + c.too_long + "\n", {}, {}, ""});
+    });
     EXPECT_NE(messages.find("is over the limit of queue 'prod'"), std::string::npos) << c.system << c.nodes;
   }
 }

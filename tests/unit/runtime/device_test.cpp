@@ -44,24 +44,25 @@ TEST_P(ChooseDevice, FollowsTheSiteRules) {
   EXPECT_FALSE(choice.reason.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Systems, ChooseDevice, ::testing::Values(
-    // Aurora FLAT mode: every rank sees all 12 tiles and uses its local rank, as ALCF's PyTorch DDP
-    // example does; no per-rank ZE_AFFINITY_MASK (PyTorch warns about one inside frameworks).
-    Case{"aurora", 0, {}, "xpu:0", "", ""},
-    Case{"aurora", 11, {}, "xpu:11", "", ""},
-    Case{"sunspot", 5, {}, "xpu:5", "", ""},
-    // Polaris: GPU order is reversed relative to NUMA: local rank r uses GPU 3 - r.
-    Case{"polaris", 0, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
-    Case{"polaris", 3, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "0"},
-    // Perlmutter: every rank sees all four (CUDA IPC), reversed, and picks by local rank.
-    Case{"perlmutter", 1, {}, "cuda:1", "CUDA_VISIBLE_DEVICES", "3,2,1,0"},
-    // Frontier: srun --gpu-bind=closest leaves one GPU visible: index 0, nothing exported.
-    Case{"frontier", 5, {{"ROCR_VISIBLE_DEVICES", "5"}}, "cuda:0", "", ""},
-    // Frontier without launcher binding: pick by local rank among all eight.
-    Case{"frontier", 5, {}, "cuda:5", "", ""},
-    // A launcher that left several devices visible: choose among those, keeping their ids.
-    Case{"polaris", 1, {{"CUDA_VISIBLE_DEVICES", "2,3"}}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
-    Case{"slurm", 0, {}, "cpu", "", ""}));
+INSTANTIATE_TEST_SUITE_P(
+    Systems, ChooseDevice,
+    ::testing::Values(
+        // Aurora FLAT mode: every rank sees all 12 tiles and uses its local rank, as ALCF's PyTorch DDP
+        // example does; no per-rank ZE_AFFINITY_MASK (PyTorch warns about one inside frameworks).
+        Case{"aurora", 0, {}, "xpu:0", "", ""}, Case{"aurora", 11, {}, "xpu:11", "", ""},
+        Case{"sunspot", 5, {}, "xpu:5", "", ""},
+        // Polaris: GPU order is reversed relative to NUMA: local rank r uses GPU 3 - r.
+        Case{"polaris", 0, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
+        Case{"polaris", 3, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "0"},
+        // Perlmutter: every rank sees all four (CUDA IPC), reversed, and picks by local rank.
+        Case{"perlmutter", 1, {}, "cuda:1", "CUDA_VISIBLE_DEVICES", "3,2,1,0"},
+        // Frontier: srun --gpu-bind=closest leaves one GPU visible: index 0, nothing exported.
+        Case{"frontier", 5, {{"ROCR_VISIBLE_DEVICES", "5"}}, "cuda:0", "", ""},
+        // Frontier without launcher binding: pick by local rank among all eight.
+        Case{"frontier", 5, {}, "cuda:5", "", ""},
+        // A launcher that left several devices visible: choose among those, keeping their ids.
+        Case{"polaris", 1, {{"CUDA_VISIBLE_DEVICES", "2,3"}}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
+        Case{"slurm", 0, {}, "cpu", "", ""}));
 
 fs::path fake_node(const std::string& name) {
   fs::path root = fs::temp_directory_path() / ("ezpz-node-" + name + "-" + std::to_string(::getpid()));

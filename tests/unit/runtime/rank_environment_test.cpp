@@ -45,9 +45,14 @@ TEST(RankEnvironment, AuroraRankOnSecondNode) {
 
 TEST(RankEnvironment, AuroraSixRanksPerNodeDriveWholeGpus) {
   std::string hosts = nodefile("x4102c5s0b0n0\n");
-  auto env = exports_of(on("aurora", {{"PALS_RANKID", "4"}, {"PALS_LOCAL_RANKID", "4"}, {"PALS_NODEID", "0"},
-                                      {"PMI_RANK", "4"}, {"PMI_SIZE", "6"}, {"PMI_LOCAL_SIZE", "6"},
-                                      {"PBS_JOBID", "1.aurora-pbs-0001"}, {"PBS_NODEFILE", hosts}}));
+  auto env = exports_of(on("aurora", {{"PALS_RANKID", "4"},
+                                      {"PALS_LOCAL_RANKID", "4"},
+                                      {"PALS_NODEID", "0"},
+                                      {"PMI_RANK", "4"},
+                                      {"PMI_SIZE", "6"},
+                                      {"PMI_LOCAL_SIZE", "6"},
+                                      {"PBS_JOBID", "1.aurora-pbs-0001"},
+                                      {"PBS_NODEFILE", hosts}}));
   EXPECT_EQ(env["ZE_FLAT_DEVICE_HIERARCHY"], "COMPOSITE");
   EXPECT_EQ(env["TORCH_DEVICE"], "xpu:4");
   EXPECT_EQ(env.count("CCL_OP_SYNC"), 0u);
@@ -129,8 +134,11 @@ TEST(MasterAddrFor, PatternsWithoutSuffixOrPlaceholder) {
 // Issue 10.4/10.5: profile values that extend a path list. ezpz exec expands their references, and
 // adds them where the script has not (ezpz launch inside an allocation), but never twice.
 TEST(RankEnvironment, ProfilePathListsAreExtendedOnce) {
-  std::map<std::string, std::string> polaris = {{"PMI_RANK", "0"}, {"PMI_SIZE", "4"}, {"PMI_LOCAL_RANK", "0"},
-                                                {"PMI_LOCAL_SIZE", "4"}, {"PBS_JOBID", "1.polaris"}};
+  std::map<std::string, std::string> polaris = {{"PMI_RANK", "0"},
+                                                {"PMI_SIZE", "4"},
+                                                {"PMI_LOCAL_RANK", "0"},
+                                                {"PMI_LOCAL_SIZE", "4"},
+                                                {"PBS_JOBID", "1.polaris"}};
   const std::string plugin = "/soft/libraries/hwloc/lib/:/soft/libraries/aws-ofi-nccl/v1.9.1-aws/lib:";
   auto fresh = exports_of(on("polaris", polaris));
   EXPECT_EQ(fresh["LD_LIBRARY_PATH"], plugin) << "unset: the site's recipe, expanded";
@@ -140,9 +148,13 @@ TEST(RankEnvironment, ProfilePathListsAreExtendedOnce) {
   polaris["LD_LIBRARY_PATH"] = "/venv/lib:" + plugin + "/opt/nvidia/lib64";
   EXPECT_EQ(exports_of(on("polaris", polaris)).count("LD_LIBRARY_PATH"), 0u) << "the script's export is kept";
 
-  auto frontier = exports_of(on("frontier", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "8"},
-                                             {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "0"},
-                                             {"SLURM_STEP_TASKS_PER_NODE", "8"}, {"SLURM_JOB_NODELIST", "frontier00001"},
+  auto frontier = exports_of(on("frontier", {{"SLURM_STEP_ID", "0"},
+                                             {"SLURM_PROCID", "1"},
+                                             {"SLURM_NTASKS", "8"},
+                                             {"SLURM_LOCALID", "1"},
+                                             {"SLURM_NODEID", "0"},
+                                             {"SLURM_STEP_TASKS_PER_NODE", "8"},
+                                             {"SLURM_JOB_NODELIST", "frontier00001"},
                                              {"CRAY_LD_LIBRARY_PATH", "/opt/cray/pe/lib64"},
                                              {"LD_LIBRARY_PATH", "/opt/rocm/lib"}}));
   EXPECT_EQ(frontier["LD_LIBRARY_PATH"], "/opt/cray/pe/lib64:/opt/rocm/lib");

@@ -23,7 +23,8 @@ std::optional<std::string> lookup(const std::string& name) {
 std::string through_shell(const std::string& word) {
   std::string script = "printf %s " + word;
   FILE* pipe = popen(("env -i LD_LIBRARY_PATH=/usr/lib CRAY_LD_LIBRARY_PATH=/opt/cray/pe/lib64 'ODD=a b*$(x)' "
-                      "bash -s <<'EZPZ_EOF'\n" + script + "\nEZPZ_EOF\n")
+                      "bash -s <<'EZPZ_EOF'\n" +
+                      script + "\nEZPZ_EOF\n")
                          .c_str(),
                      "r");
   std::string out;
@@ -48,7 +49,8 @@ const Case k_cases[] = {
     {"$1 and ${}", false, "$1 and ${}", "'$1 and ${}'"},
     {"$CRAY_LD_LIBRARY_PATH:$LD_LIBRARY_PATH", true, "/opt/cray/pe/lib64:/usr/lib",
      "\"${CRAY_LD_LIBRARY_PATH}:${LD_LIBRARY_PATH}\""},
-    {"/soft/hwloc/lib/:${LD_LIBRARY_PATH}", true, "/soft/hwloc/lib/:/usr/lib", "\"/soft/hwloc/lib/:${LD_LIBRARY_PATH}\""},
+    {"/soft/hwloc/lib/:${LD_LIBRARY_PATH}", true, "/soft/hwloc/lib/:/usr/lib",
+     "\"/soft/hwloc/lib/:${LD_LIBRARY_PATH}\""},
     {"${NOT_SET}x", true, "x", "\"${NOT_SET}x\""},
     {"$ODD \"q\" `b` \\ $ end", true, "a b*$(x) \"q\" `b` \\ $ end", "\"${ODD} \\\"q\\\" \\`b\\` \\\\ \\$ end\""},
 };
@@ -58,7 +60,8 @@ TEST(VariableRefs, FoundExpandedAndQuoted) {
     EXPECT_EQ(has_variable_refs(c.value), c.refs) << c.value;
     EXPECT_EQ(expand_variable_refs(c.value, lookup), c.expanded) << c.value;
     EXPECT_EQ(shell_quote_expanding(c.value), c.quoted) << c.value;
-    EXPECT_EQ(through_shell(shell_quote_expanding(c.value)), c.expanded) << "the shell agrees with ezpz exec: " << c.value;
+    EXPECT_EQ(through_shell(shell_quote_expanding(c.value)), c.expanded)
+        << "the shell agrees with ezpz exec: " << c.value;
   }
 }
 
