@@ -9,6 +9,7 @@
 #include "ezpz/runtime/launch.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
 
 namespace ezpz {
 namespace {
@@ -20,8 +21,23 @@ struct LaunchOptions {
   long nodes = 0;
   std::string hostfile;
   std::string cpu_bind;
+  std::string timeout;
   bool dry_run = false;
 };
+
+// --timeout's text as seconds ("30m", "1h", "90s", "00:30:00"), or why it is not one; checked by CLI11
+// (exit 2) before the launch, so here it is well formed.
+std::string timeout_problem(const std::string& text) {
+  std::string why;
+  auto seconds = parse_walltime(text, &why);
+  if (!seconds) return why + " (a duration such as 30m, 1h or 90s)";
+  return *seconds > 0 ? std::string() : "must be more than 0";
+}
+
+long idle_timeout_seconds(const std::string& text) {
+  std::string why;
+  return text.empty() ? 0 : parse_walltime(text, &why).value_or(0);
+}
 
 int launch(const LaunchOptions& options, const std::vector<std::string>& program) {
   if (program.empty()) throw UserError("no program to launch", "ezpz launch -n 4 -- python3 train.py");
@@ -49,7 +65,15 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
     std::cout << join(quoted, " ") << "\n";
     return k_exit_ok;
   }
-  if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system);
+  Supervision supervision;
+  supervision.idle_timeout_seconds = idle_timeout_seconds(options.timeout);
+  if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
+  if (supervision.idle_timeout_seconds > 0) {
+    // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
+    // KILL to its process group) ends the ranks it started, as mpiexec and srun stop their ranks.
+    SupervisedProcess launcher{plan.argv[0], plan.argv, {}, plan.env};
+    return supervise_processes({launcher}, supervision);
+  }
 
   for (const auto& [name, value] : plan.env) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> argv;
@@ -72,11 +96,17 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   command->add_option("--nodes", options->nodes, "nodes to use (default: every host of the allocation)")->check(CLI::Range(1L, 1000000L));
   command->add_option("--hostfile", options->hostfile, "host file to use instead of the scheduler's");
   command->add_option("--cpu-bind", options->cpu_bind, "cpu binding (as the spec key cpu_bind: none, depth, list:…)");
+  command->add_option("--timeout", options->timeout,
+                      "end the launch when no rank has written a byte for this long (30m, 1h, 90s): TERM, then "
+                      "KILL, exit 124")
+      ->check(CLI::Validator(timeout_problem, "DURATION"));
   command->add_flag("--dry-run", options->dry_run, "print the command on stdout and run nothing");
   command->footer("Usage: ezpz launch [OPTIONS] -- CMD [ARGS...]\n"
                   "Hosts come from --hostfile, PBS_NODEFILE or SLURM_JOB_NODELIST. The command is printed to stderr.\n"
                   "System 'local' runs the ranks itself (like torchrun --standalone): signals are forwarded, and when\n"
-                  "a rank fails the others are stopped and its exit code is returned.");
+                  "a rank fails the others are stopped and its exit code is returned.\n"
+                  "--timeout watches the output of every rank (through the launcher's on other systems): after that\n"
+                  "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.");
   command->callback([&action, options] {
     auto program = program_after_separator();
     action = [options, program] { return launch(*options, program); };

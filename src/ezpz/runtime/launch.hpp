@@ -42,13 +42,32 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
                        const std::string& ezpz_bin);
 
-// Runs `plan.total_ranks` local ranks of `ezpz_bin exec -- program` (torchrun --standalone style):
-// RANK/LOCAL_RANK/WORLD_SIZE/LOCAL_WORLD_SIZE, MASTER_ADDR 127.0.0.1 and a free MASTER_PORT are set
-// for each. Their stdout and stderr come back through pipes and are written as whole lines (a
-// LineForwarder each). Signals (INT, TERM, HUP, QUIT) are forwarded; when a rank fails the others are stopped
-// (TERM, then KILL after `grace_seconds`). Returns 0, or the first failing rank's exit code
-// (128 + signal for a rank killed by a signal).
+// How `ezpz launch` watches what it starts.
+struct Supervision {
+  long idle_timeout_seconds = 0;  // --timeout: end the launch when no process wrote a byte for this long; 0: never
+  double grace_seconds = 5.0;     // between TERM and KILL when ezpz ends the launch
+};
+
+// One process `ezpz launch` starts and watches: a local rank, or the system's launcher.
+struct SupervisedProcess {
+  std::string name;                                        // for messages: "rank 3", "mpiexec"
+  std::vector<std::string> argv;                           // run with execvp
+  std::vector<std::string> unset;                          // variables removed before the exec
+  std::vector<std::pair<std::string, std::string>> set;  // variables set before the exec
+};
+
+// Starts each process in a process group of its own, passes on its stdout and stderr through pipes as
+// whole lines (LineForwarder, bytes unchanged), forwards INT, TERM, HUP and QUIT, and stops the others
+// (TERM, then KILL after the grace period) when one fails, when the output is closed, or, with an idle
+// timeout, when none of them has written a byte for that long (exit 124, naming how long each was
+// silent). Returns 0, the first failing process's exit code (128 + signal for one killed by a signal),
+// 128 + the signal that was forwarded, or k_exit_idle_timeout.
+int supervise_processes(const std::vector<SupervisedProcess>& processes, const Supervision& supervision);
+
+// Runs `plan.total_ranks` local ranks of `ezpz_bin exec -- program` (torchrun --standalone style) under
+// supervise_processes: RANK/LOCAL_RANK/WORLD_SIZE/LOCAL_WORLD_SIZE, MASTER_ADDR 127.0.0.1 and a free
+// MASTER_PORT are set for each.
 int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
-                    const std::string& system, double grace_seconds = 5.0);
+                    const std::string& system, const Supervision& supervision = {});
 
 }  // namespace ezpz

@@ -14,6 +14,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -23,6 +24,9 @@
 #include "ezpz/runtime/line_forwarder.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
 
 namespace ezpz {
 namespace {
@@ -88,26 +92,27 @@ struct RankStream {
   int fd;  // non-blocking read end; -1 once closed
 };
 
-// Passes on what the pipe holds now: one read, or with `drain` everything up to k_drain_limit.
-// At the end of the pipe the stream's last unfinished line goes out and the pipe is closed.
-void read_stream(RankStream& stream, std::vector<char>& buffer, bool drain) {
+// Passes on what the pipe holds now: one read, or with `drain` everything up to k_drain_limit; returns
+// the bytes read. At the end of the pipe the stream's last unfinished line goes out and the pipe is closed.
+std::size_t read_stream(RankStream& stream, std::vector<char>& buffer, bool drain) {
   std::size_t total = 0;
   while (stream.fd >= 0 && total < k_drain_limit) {
     ssize_t count = read(stream.fd, buffer.data(), buffer.size());
     if (count > 0) {
       stream.forwarder->feed(stream.source, std::string_view(buffer.data(), static_cast<std::size_t>(count)));
       total += static_cast<std::size_t>(count);
-      if (!drain) return;
+      if (!drain) return total;
     } else if (count < 0 && errno == EINTR) {
       continue;
     } else if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return;
+      return total;
     } else {  // end of the pipe, or an error that ends it
       stream.forwarder->finish(stream.source);
       close(stream.fd);
       stream.fd = -1;
     }
   }
+  return total;
 }
 
 // Makes `fd` the child's descriptor `target`, open across exec (the pipe ends are close-on-exec).
@@ -121,8 +126,8 @@ void move_to(int fd, int target) {
 
 }  // namespace
 
-int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
-                    const std::string& system, double grace_seconds) {
+int supervise_processes(const std::vector<SupervisedProcess>& children, const Supervision& supervision) {
+  double grace_seconds = supervision.grace_seconds;
   sigset_t signals;
   sigset_t previous;
   sigemptyset(&signals);
@@ -139,8 +144,9 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   sigaction(SIGPIPE, &ignore_pipe, &previous_pipe);
 
   // Every pipe before the first fork, so a failure here leaves no rank running.
+  const long count = static_cast<long>(children.size());
   std::vector<std::array<int, 4>> pipes;  // per rank: stdout read, write; stderr read, write
-  for (long rank = 0; rank < plan.total_ranks; ++rank) {
+  for (long rank = 0; rank < count; ++rank) {
     std::array<int, 4> ends{-1, -1, -1, -1};
     if (pipe2(&ends[0], O_CLOEXEC) != 0 || pipe2(&ends[2], O_CLOEXEC) != 0) {
       std::string error = std::strerror(errno);
@@ -154,7 +160,7 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       sigaction(SIGPIPE, &previous_pipe, nullptr);
       sigprocmask(SIG_SETMASK, &previous, nullptr);
       throw UserError(
-          "cannot make the pipes for " + std::to_string(plan.total_ranks) + " local ranks' output: " + error,
+          "cannot make the pipes for the output of " + std::to_string(count) + " processes: " + error,
           "raise the limit of open files (ulimit -n), or run fewer ranks");
     }
     fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
@@ -174,19 +180,16 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   LineForwarder& err_lines = same_file(STDOUT_FILENO, STDERR_FILENO) ? out_forwarder : err_forwarder;
   auto say = [&](const std::string& message) { err_lines.feed(k_launcher_source, message); };
 
-  std::string port = std::to_string(free_port());
-  std::vector<std::string> argv_text = {ezpz_bin, "exec", "--"};
-  argv_text.insert(argv_text.end(), program.begin(), program.end());
-  std::vector<char*> argv;
-  for (auto& word : argv_text) argv.push_back(word.data());
-  argv.push_back(nullptr);
   pid_t parent = getpid();
-  const std::vector<std::string> stale = launcher_rank_variables();
-
   std::map<pid_t, long> ranks;  // live children: pid → rank
   std::vector<RankStream> streams;
-  for (long rank = 0; rank < plan.total_ranks; ++rank) {
+  for (long rank = 0; rank < count; ++rank) {
+    const SupervisedProcess& child = children[static_cast<std::size_t>(rank)];
     const std::array<int, 4>& ends = pipes[static_cast<std::size_t>(rank)];
+    std::vector<std::string> words = child.argv;
+    std::vector<char*> argv;
+    for (auto& word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
     pid_t pid = fork();
     if (pid < 0) throw UserError(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
@@ -197,24 +200,14 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       move_to(ends[3], STDERR_FILENO);
       sigaction(SIGPIPE, &previous_pipe, nullptr);
       sigprocmask(SIG_SETMASK, &previous, nullptr);
-      const std::pair<const char*, std::string> variables[] = {
-          {"RANK", std::to_string(rank)},
-          {"LOCAL_RANK", std::to_string(rank % plan.ranks_per_node)},
-          {"WORLD_SIZE", std::to_string(plan.total_ranks)},
-          {"LOCAL_WORLD_SIZE", std::to_string(plan.ranks_per_node)},
-          {"GROUP_RANK", std::to_string(rank / plan.ranks_per_node)},
-          {"MASTER_ADDR", "127.0.0.1"},
-          {"MASTER_PORT", port},
-          {"EZPZ_SYSTEM", system},
-      };
-      for (const auto& name : stale) unsetenv(name.c_str());  // an outer mpiexec/srun's identity
-      for (const auto& [name, value] : variables) setenv(name, value.c_str(), 1);
+      for (const auto& name : child.unset) unsetenv(name.c_str());
+      for (const auto& [name, value] : child.set) setenv(name.c_str(), value.c_str(), 1);
       // A rank writes into a pipe, so Python would hold its output in an 8 KiB buffer until it exits:
-      // late output for the user, and silence that an idle-output watchdog would take for a hang.
+      // late output for the user, and silence that the idle-output watchdog would take for a hang.
       setenv("PYTHONUNBUFFERED", "1", 0);
-      execv(ezpz_bin.c_str(), argv.data());
-      std::cerr << "ezpz launch: cannot run " << ezpz_bin << ": " << std::strerror(errno) << "\n";
-      _exit(127);
+      execvp(argv[0], argv.data());
+      std::cerr << "ezpz launch: cannot run " << child.argv[0] << ": " << std::strerror(errno) << "\n";
+      _exit(errno == ENOENT ? 127 : 126);
     }
     setpgid(pid, pid);
     ranks[pid] = rank;
@@ -224,9 +217,15 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
     streams.push_back({rank, source_of(rank, STDERR_FILENO), &err_lines, ends[2]});
   }
 
+  using Clock = std::chrono::steady_clock;
   int result = 0;
   bool stopping = false;
-  auto deadline = std::chrono::steady_clock::time_point::max();
+  auto deadline = Clock::time_point::max();
+  // The idle-output watchdog: the last time each child wrote a byte, and when silence ends the launch.
+  std::vector<Clock::time_point> last_output(children.size(), Clock::now());
+  auto last_any = Clock::now();
+  auto idle_limit = std::chrono::seconds(supervision.idle_timeout_seconds);
+  bool watching = supervision.idle_timeout_seconds > 0;
   auto grace = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(grace_seconds));
   auto stop_all = [&](int sig) {
     for (const auto& [pid, rank] : ranks) kill(-pid, sig);
@@ -235,10 +234,12 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   std::vector<pollfd> poll_fds;
   std::vector<RankStream*> polled;  // the stream of poll_fds[i + 1]
   while (!ranks.empty()) {
+    auto wake = deadline;
+    if (watching && !stopping) wake = std::min(wake, last_any + idle_limit);
     int timeout = -1;
-    if (deadline != std::chrono::steady_clock::time_point::max()) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      timeout = static_cast<int>(std::max<long>(0, left.count()));
+    if (wake != Clock::time_point::max()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
+      timeout = static_cast<int>(std::max<long>(0, left.count() + 1));
     }
     poll_fds.assign(1, pollfd{signal_fd, POLLIN, 0});
     polled.clear();
@@ -253,10 +254,28 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       stop_all(SIGKILL);
       deadline = std::chrono::steady_clock::time_point::max();
     }
-    if (ready <= 0) continue;
-    for (std::size_t i = 0; i < polled.size(); ++i) {
-      if (poll_fds[i + 1].revents != 0) read_stream(*polled[i], buffer, false);
+    for (std::size_t i = 0; ready > 0 && i < polled.size(); ++i) {
+      if (poll_fds[i + 1].revents == 0) continue;
+      if (read_stream(*polled[i], buffer, false) > 0) {
+        last_any = last_output[static_cast<std::size_t>(polled[i]->rank)] = Clock::now();
+      }
     }
+    if (watching && !stopping && Clock::now() >= last_any + idle_limit) {
+      result = k_exit_idle_timeout;
+      stopping = true;
+      auto now = Clock::now();
+      std::vector<std::string> silent;
+      for (const auto& [pid, rank] : ranks) {
+        auto quiet = std::chrono::duration_cast<std::chrono::seconds>(now - last_output[static_cast<std::size_t>(rank)]);
+        silent.push_back(children[static_cast<std::size_t>(rank)].name + " for " + format_walltime(quiet.count()));
+      }
+      say("ezpz launch: no output for " + format_walltime(supervision.idle_timeout_seconds) +
+          " (--timeout); silent: " + join(silent, ", ") + "; stopping them (TERM, then KILL after " +
+          std::to_string(std::lround(grace_seconds)) + " s" + ")\n");
+      stop_all(SIGTERM);
+      deadline = Clock::now() + grace;
+    }
+    if (ready <= 0) continue;
     if (broken_pipe && !stopping) {  // what a rank writing to the closed output itself would have died of
       result = 128 + SIGPIPE;
       stopping = true;
@@ -291,8 +310,10 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
       if (exit_code(status) != 0 && !stopping) {
         result = exit_code(status);
         stopping = true;
-        say("ezpz launch: rank " + std::to_string(rank) + " failed with exit code " + std::to_string(result) +
-            "; stopping the other " + std::to_string(ranks.size()) + " rank(s)\n");
+        if (!ranks.empty()) {
+          say("ezpz launch: " + children[static_cast<std::size_t>(rank)].name + " failed with exit code " +
+              std::to_string(result) + "; stopping the other " + std::to_string(ranks.size()) + " rank(s)\n");
+        }
         stop_all(SIGTERM);
         deadline = std::chrono::steady_clock::now() + grace;
       }
@@ -308,6 +329,32 @@ int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& prog
   sigaction(SIGPIPE, &previous_pipe, nullptr);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
   return result;
+}
+
+int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
+                    const std::string& system, const Supervision& supervision) {
+  std::string port = std::to_string(free_port());
+  std::vector<std::string> argv = {ezpz_bin, "exec", "--"};
+  argv.insert(argv.end(), program.begin(), program.end());
+  std::vector<SupervisedProcess> ranks;
+  for (long rank = 0; rank < plan.total_ranks; ++rank) {
+    SupervisedProcess child;
+    child.name = "rank " + std::to_string(rank);
+    child.argv = argv;
+    child.unset = launcher_rank_variables();  // an outer mpiexec/srun's identity
+    child.set = {
+        {"RANK", std::to_string(rank)},
+        {"LOCAL_RANK", std::to_string(rank % plan.ranks_per_node)},
+        {"WORLD_SIZE", std::to_string(plan.total_ranks)},
+        {"LOCAL_WORLD_SIZE", std::to_string(plan.ranks_per_node)},
+        {"GROUP_RANK", std::to_string(rank / plan.ranks_per_node)},
+        {"MASTER_ADDR", "127.0.0.1"},
+        {"MASTER_PORT", port},
+        {"EZPZ_SYSTEM", system},
+    };
+    ranks.push_back(std::move(child));
+  }
+  return supervise_processes(ranks, supervision);
 }
 
 }  // namespace ezpz

@@ -19,4 +19,9 @@ enum JobExitCode : int {
   k_exit_job_cancelled = 143,      // qdel/scancel, by a user or an operator (128 + SIGTERM)
 };
 
+// What `ezpz launch` returns when it ended the launch itself (otherwise: the failing rank's code).
+enum LaunchExitCode : int {
+  k_exit_idle_timeout = 124,  // --timeout: no rank wrote a byte for that long (as timeout(1) exits 124)
+};
+
 }  // namespace ezpz
