@@ -7,6 +7,7 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/runtime/launch.hpp"
+#include "ezpz/runtime/retry.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -22,6 +23,8 @@ struct LaunchOptions {
   std::string hostfile;
   std::string cpu_bind;
   std::string timeout;
+  long retries = 0;
+  double retry_delay = 10.0;
   bool dry_run = false;
 };
 
@@ -67,12 +70,18 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   }
   Supervision supervision;
   supervision.idle_timeout_seconds = idle_timeout_seconds(options.timeout);
-  if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
-  if (supervision.idle_timeout_seconds > 0) {
+  RetryPolicy policy;
+  policy.retries = options.retries;
+  policy.first_delay = options.retry_delay;
+  auto attempt = [&]() -> LaunchOutcome {
+    if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
     // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
     // KILL to its process group) ends the ranks it started, as mpiexec and srun stop their ranks.
     SupervisedProcess launcher{plan.argv[0], plan.argv, {}, plan.env};
     return supervise_processes({launcher}, supervision);
+  };
+  if (plan.kind == "local" || supervision.idle_timeout_seconds > 0 || policy.retries > 0) {
+    return run_attempts(attempt, policy, process_env());
   }
 
   for (const auto& [name, value] : plan.env) setenv(name.c_str(), value.c_str(), 1);
@@ -100,6 +109,13 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
                       "end the launch when no rank has written a byte for this long (30m, 1h, 90s): TERM, then "
                       "KILL, exit 124")
       ->check(CLI::Validator(timeout_problem, "DURATION"));
+  command->add_option("--retries", options->retries,
+                      "run a failed launch again, up to N more times, in this allocation (not after Ctrl-C or a "
+                      "signal, nor when the allocation would end first)")
+      ->check(CLI::Range(0L, 1000L));
+  command->add_option("--retry-delay", options->retry_delay,
+                      "seconds before the first retry; each later wait doubles, up to 300 (default 10)")
+      ->check(CLI::Range(0.0, 3600.0));
   command->add_flag("--dry-run", options->dry_run, "print the command on stdout and run nothing");
   command->footer("Usage: ezpz launch [OPTIONS] -- CMD [ARGS...]\n"
                   "Hosts come from --hostfile, PBS_NODEFILE or SLURM_JOB_NODELIST. The command is printed to stderr.\n"

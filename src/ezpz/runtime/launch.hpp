@@ -56,18 +56,26 @@ struct SupervisedProcess {
   std::vector<std::pair<std::string, std::string>> set;  // variables set before the exec
 };
 
+// How a supervised launch ended.
+struct LaunchOutcome {
+  int code = 0;                   // what ezpz launch returns for it
+  bool stopped_by_user = false;   // a signal was forwarded or the output was closed: never retried
+  std::string why;                // for the retry log: "rank 1 failed with exit code 7", "no output for …"
+};
+
 // Starts each process in a process group of its own, passes on its stdout and stderr through pipes as
 // whole lines (LineForwarder, bytes unchanged), forwards INT, TERM, HUP and QUIT, and stops the others
 // (TERM, then KILL after the grace period) when one fails, when the output is closed, or, with an idle
 // timeout, when none of them has written a byte for that long (exit 124, naming how long each was
 // silent). Returns 0, the first failing process's exit code (128 + signal for one killed by a signal),
 // 128 + the signal that was forwarded, or k_exit_idle_timeout.
-int supervise_processes(const std::vector<SupervisedProcess>& processes, const Supervision& supervision);
+LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& processes, const Supervision& supervision);
 
 // Runs `plan.total_ranks` local ranks of `ezpz_bin exec -- program` (torchrun --standalone style) under
 // supervise_processes: RANK/LOCAL_RANK/WORLD_SIZE/LOCAL_WORLD_SIZE, MASTER_ADDR 127.0.0.1 and a free
 // MASTER_PORT are set for each.
-int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
-                    const std::string& system, const Supervision& supervision = {});
+LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program,
+                              const std::string& ezpz_bin, const std::string& system,
+                              const Supervision& supervision = {});
 
 }  // namespace ezpz

@@ -126,7 +126,7 @@ void move_to(int fd, int target) {
 
 }  // namespace
 
-int supervise_processes(const std::vector<SupervisedProcess>& children, const Supervision& supervision) {
+LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children, const Supervision& supervision) {
   double grace_seconds = supervision.grace_seconds;
   sigset_t signals;
   sigset_t previous;
@@ -220,6 +220,7 @@ int supervise_processes(const std::vector<SupervisedProcess>& children, const Su
   using Clock = std::chrono::steady_clock;
   int result = 0;
   bool stopping = false;
+  LaunchOutcome outcome;
   auto deadline = Clock::time_point::max();
   // The idle-output watchdog: the last time each child wrote a byte, and when silence ends the launch.
   std::vector<Clock::time_point> last_output(children.size(), Clock::now());
@@ -269,6 +270,7 @@ int supervise_processes(const std::vector<SupervisedProcess>& children, const Su
         auto quiet = std::chrono::duration_cast<std::chrono::seconds>(now - last_output[static_cast<std::size_t>(rank)]);
         silent.push_back(children[static_cast<std::size_t>(rank)].name + " for " + format_walltime(quiet.count()));
       }
+      outcome.why = "no output for " + format_walltime(supervision.idle_timeout_seconds);
       say("ezpz launch: no output for " + format_walltime(supervision.idle_timeout_seconds) +
           " (--timeout); silent: " + join(silent, ", ") + "; stopping them (TERM, then KILL after " +
           std::to_string(std::lround(grace_seconds)) + " s" + ")\n");
@@ -279,6 +281,8 @@ int supervise_processes(const std::vector<SupervisedProcess>& children, const Su
     if (broken_pipe && !stopping) {  // what a rank writing to the closed output itself would have died of
       result = 128 + SIGPIPE;
       stopping = true;
+      outcome.stopped_by_user = true;
+      outcome.why = "the output was closed";
       say("ezpz launch: the output was closed; stopping the " + std::to_string(ranks.size()) + " rank(s)\n");
       stop_all(SIGTERM);
       deadline = std::chrono::steady_clock::now() + grace;
@@ -289,6 +293,8 @@ int supervise_processes(const std::vector<SupervisedProcess>& children, const Su
       stop_all(static_cast<int>(info.ssi_signo));
       if (!stopping) result = 128 + static_cast<int>(info.ssi_signo);
       stopping = true;
+      outcome.stopped_by_user = true;
+      outcome.why = std::string("signal ") + strsignal(static_cast<int>(info.ssi_signo));
       deadline = std::chrono::steady_clock::now() + grace;
       continue;
     }
@@ -310,6 +316,7 @@ int supervise_processes(const std::vector<SupervisedProcess>& children, const Su
       if (exit_code(status) != 0 && !stopping) {
         result = exit_code(status);
         stopping = true;
+        outcome.why = children[static_cast<std::size_t>(rank)].name + " failed with exit code " + std::to_string(result);
         if (!ranks.empty()) {
           say("ezpz launch: " + children[static_cast<std::size_t>(rank)].name + " failed with exit code " +
               std::to_string(result) + "; stopping the other " + std::to_string(ranks.size()) + " rank(s)\n");
@@ -328,11 +335,13 @@ int supervise_processes(const std::vector<SupervisedProcess>& children, const Su
   close(signal_fd);
   sigaction(SIGPIPE, &previous_pipe, nullptr);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
-  return result;
+  outcome.code = result;
+  return outcome;
 }
 
-int run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program, const std::string& ezpz_bin,
-                    const std::string& system, const Supervision& supervision) {
+LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program,
+                              const std::string& ezpz_bin, const std::string& system,
+                              const Supervision& supervision) {
   std::string port = std::to_string(free_port());
   std::vector<std::string> argv = {ezpz_bin, "exec", "--"};
   argv.insert(argv.end(), program.begin(), program.end());

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # the single-quoted $VARS are expanded by the ranks, on purpose
-# `ezpz launch --timeout`, the idle-output watchdog, with real processes: a launch whose ranks stop
-# writing (a stopped rank, a sleeping one) ends in timeout + grace with exit 124 and leaves no process
-# behind, locally and through a real launcher (Open MPI's mpirun); a chatty launch is never ended; and
-# output is bytes: invalid UTF-8 and a 1 MB line without a newline pass through unchanged.
+# `ezpz launch --timeout` and `--retries` with real processes. The idle-output watchdog: a launch whose
+# ranks stop writing (a stopped rank, a sleeping one) ends in timeout + grace with exit 124 and leaves no
+# process behind, locally and through a real launcher (Open MPI's mpirun); a chatty launch is never
+# ended; output is bytes: invalid UTF-8 and a 1 MB line without a newline pass through unchanged.
+# Retries: a job that fails twice and then succeeds exits 0 after 3 attempts, each logged.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 ezpz=$1
@@ -72,6 +73,36 @@ if command -v mpiexec.openmpi >/dev/null; then
 else
   cannot_run "Open MPI's mpiexec.openmpi is not installed (scripts/install-deps.sh test)"
 fi
+
+# 5. Retries: rank 0 fails on its first two attempts (a counter file), then all succeed.
+count="$workdir/attempts"
+"$ezpz" launch --system local -n 2 --retries 2 --retry-delay 0.2 -- sh -c \
+  "if [ \"\$RANK\" = 0 ]; then n=\$((\$(cat '$count' 2>/dev/null || echo 0) + 1)); echo \$n >'$count'; [ \$n -ge 3 ] || exit 3; fi; echo \"rank \$RANK ok\"" \
+  >"$workdir/out" 2>"$workdir/err"
+code=$?
+check "--retries 2 on a job that fails twice, then succeeds: exit 0 ($code; $(tail -c 400 "$workdir/err"))" test "$code" -eq 0
+check "... after 3 attempts" test "$(cat "$count")" -eq 3
+check "... each logged with why it ended, the wait doubling (0.2 s, 0.4 s)" test "$(grep -c "ended: rank 0 failed with exit code 3 after .*; retrying in 0.[24] s" "$workdir/err")" -eq 2
+check "... and the last as a success" grep -q "attempt 3 of 3 succeeded" "$workdir/err"
+rm -f "$count"
+"$ezpz" launch --system local -n 1 --retries 5 --retry-delay 0 -- sh -c "echo x >>'$count'; exit 4" >/dev/null 2>"$workdir/err"
+code=$?
+check "a job that always fails: its exit code after 1 + 5 attempts ($code)" test "$code" -eq 4 -a "$(wc -l <"$count")" -eq 6
+check "... the last says no retries are left" grep -q "attempt 6 of 6 ended: rank 0 failed with exit code 4 .*; no retries left" "$workdir/err"
+rm -f "$count"
+EZPZ_JOB_END_TIME=$(($(date +%s) + 1)) "$ezpz" launch --system local -n 1 --retries 5 --retry-delay 2 -- \
+  sh -c "echo x >>'$count'; exit 4" >/dev/null 2>"$workdir/err"
+check "no attempt starts that cannot finish before the allocation ends (EZPZ_JOB_END_TIME)" \
+  test "$(wc -l <"$count")" -eq 1
+check "... and it says why" grep -q "not retrying: .*allocation ends in\|not retrying: the allocation has ended" "$workdir/err"
+rm -f "$count"
+"$ezpz" launch --system local -n 1 --retries 3 --retry-delay 0 --timeout 1s -- sh -c "echo x >>'$count'; exec sleep 30 # $marker" \
+  >/dev/null 2>"$workdir/err"
+code=$?
+check "a hang ended by the watchdog is retried, and the last attempt's 124 is returned ($code)" \
+  test "$code" -eq 124 -a "$(wc -l <"$count")" -eq 4
+sleep 0.5
+check "... nothing left" nothing_left
 
 check "--timeout takes a duration: 'abc' is a usage error (exit 2)" \
   bash -c "'$ezpz' launch --system local -n 1 --timeout abc -- true 2>/dev/null; test \$? -eq 2"
