@@ -105,24 +105,28 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   command->add_option("--nodes", options->nodes, "nodes to use (default: every host of the allocation)")->check(CLI::Range(1L, 1000000L));
   command->add_option("--hostfile", options->hostfile, "host file to use instead of the scheduler's");
   command->add_option("--cpu-bind", options->cpu_bind, "cpu binding (as the spec key cpu_bind: none, depth, list:…)");
-  command->add_option("--timeout", options->timeout,
-                      "end the launch when no rank has written a byte for this long (30m, 1h, 90s): TERM, then "
-                      "KILL, exit 124")
+  command
+      ->add_option("--timeout", options->timeout,
+                   "end the launch when no rank has written a byte for this long (30m, 1h, 90s): TERM, then "
+                   "KILL, exit 124")
       ->check(CLI::Validator(timeout_problem, "DURATION"));
-  command->add_option("--retries", options->retries,
-                      "run a failed launch again, up to N more times, in this allocation (not after Ctrl-C or a "
-                      "signal, nor when the allocation would end first)")
+  command
+      ->add_option("--retries", options->retries,
+                   "run a failed launch again, up to N more times, in this allocation (not after Ctrl-C or a "
+                   "signal, nor when the allocation would end first)")
       ->check(CLI::Range(0L, 1000L));
-  command->add_option("--retry-delay", options->retry_delay,
-                      "seconds before the first retry; each later wait doubles, up to 300 (default 10)")
+  command
+      ->add_option("--retry-delay", options->retry_delay,
+                   "seconds before the first retry; each later wait doubles, up to 300 (default 10)")
       ->check(CLI::Range(0.0, 3600.0));
   command->add_flag("--dry-run", options->dry_run, "print the command on stdout and run nothing");
-  command->footer("Usage: ezpz launch [OPTIONS] -- CMD [ARGS...]\n"
-                  "Hosts come from --hostfile, PBS_NODEFILE or SLURM_JOB_NODELIST. The command is printed to stderr.\n"
-                  "System 'local' runs the ranks itself (like torchrun --standalone): signals are forwarded, and when\n"
-                  "a rank fails the others are stopped and its exit code is returned.\n"
-                  "--timeout watches the output of every rank (through the launcher's on other systems): after that\n"
-                  "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.");
+  command->footer(
+      "Usage: ezpz launch [OPTIONS] -- CMD [ARGS...]\n"
+      "Hosts come from --hostfile, PBS_NODEFILE or SLURM_JOB_NODELIST. The command is printed to stderr.\n"
+      "System 'local' runs the ranks itself (like torchrun --standalone): signals are forwarded, and when\n"
+      "a rank fails the others are stopped and its exit code is returned.\n"
+      "--timeout watches the output of every rank (through the launcher's on other systems): after that\n"
+      "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.");
   command->callback([&action, options] {
     auto program = program_after_separator();
     action = [options, program] { return launch(*options, program); };

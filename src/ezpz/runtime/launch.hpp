@@ -50,17 +50,17 @@ struct Supervision {
 
 // One process `ezpz launch` starts and watches: a local rank, or the system's launcher.
 struct SupervisedProcess {
-  std::string name;                                        // for messages: "rank 3", "mpiexec"
-  std::vector<std::string> argv;                           // run with execvp
-  std::vector<std::string> unset;                          // variables removed before the exec
+  std::string name;                                      // for messages: "rank 3", "mpiexec"
+  std::vector<std::string> argv;                         // run with execvp
+  std::vector<std::string> unset;                        // variables removed before the exec
   std::vector<std::pair<std::string, std::string>> set;  // variables set before the exec
 };
 
 // How a supervised launch ended.
 struct LaunchOutcome {
-  int code = 0;                   // what ezpz launch returns for it
-  bool stopped_by_user = false;   // a signal was forwarded or the output was closed: never retried
-  std::string why;                // for the retry log: "rank 1 failed with exit code 7", "no output for …"
+  int code = 0;                  // what ezpz launch returns for it
+  bool stopped_by_user = false;  // a signal was forwarded or the output was closed: never retried
+  std::string why;               // for the retry log: "rank 1 failed with exit code 7", "no output for …"
 };
 
 // Starts each process in a process group of its own, passes on its stdout and stderr through pipes as

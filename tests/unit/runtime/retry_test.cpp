@@ -48,14 +48,15 @@ TEST(CannotFinish, ComparesTheLastAttemptWithTheTimeLeft) {
   EXPECT_EQ(cannot_finish(2000, 2000, 0, 0), "the allocation has ended");
 }
 
-LaunchOutcome failed(int code, const char* why) { return LaunchOutcome{code, false, why}; }
+LaunchOutcome failed(int code, const char* why) {
+  return LaunchOutcome{code, false, why};
+}
 
 TEST(RunAttempts, StopsAtSuccessAtTheLimitAtAUserStopAndBeforeTheEnd) {
   RetryPolicy policy{3, 0.0, 0.0};
   int calls = 0;
-  EXPECT_EQ(run_attempts([&] { return ++calls < 3 ? failed(7, "rank 1 failed") : LaunchOutcome{}; }, policy,
-                         lookup({})),
-            0);
+  EXPECT_EQ(
+      run_attempts([&] { return ++calls < 3 ? failed(7, "rank 1 failed") : LaunchOutcome{}; }, policy, lookup({})), 0);
   EXPECT_EQ(calls, 3);
 
   calls = 0;
@@ -63,7 +64,11 @@ TEST(RunAttempts, StopsAtSuccessAtTheLimitAtAUserStopAndBeforeTheEnd) {
   EXPECT_EQ(calls, 4) << "1 + 3 retries";
 
   calls = 0;
-  EXPECT_EQ(run_attempts([&] { return ++calls, LaunchOutcome{130, true, "signal Interrupt"}; }, policy, lookup({})),
+  EXPECT_EQ(run_attempts(
+                [&] {
+                  return ++calls, LaunchOutcome{130, true, "signal Interrupt"};
+                },
+                policy, lookup({})),
             130);
   EXPECT_EQ(calls, 1) << "a user's Ctrl-C is never retried";
 

@@ -1,14 +1,15 @@
-// Running ranks on this machine: fork/exec, one process group per rank, signals forwarded through a
-// signalfd, the other ranks stopped when one fails, each rank's stdout and stderr passed on as whole lines.
+// Supervising what `ezpz launch` starts (local ranks, or the system's launcher): fork/exec, one process
+// group each, signals forwarded through a signalfd, the others stopped when one fails or when all are
+// silent for the idle timeout, each one's stdout and stderr passed on as whole lines.
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <array>
@@ -53,11 +54,17 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+int exit_code(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 // Source numbers of the LineForwarder: rank r's stdout is 2r, its stderr 2r + 1.
-long source_of(long rank, int stream) { return rank * 2 + (stream == STDERR_FILENO ? 1 : 0); }
-int stream_of(long source) { return source >= 0 && source % 2 == 0 ? STDOUT_FILENO : STDERR_FILENO; }
+long source_of(long rank, int stream) {
+  return rank * 2 + (stream == STDERR_FILENO ? 1 : 0);
+}
+int stream_of(long source) {
+  return source >= 0 && source % 2 == 0 ? STDOUT_FILENO : STDERR_FILENO;
+}
 
 // With `2>&1` (or one terminal) both streams end in one file, so they need one forwarder: a line on
 // one stream must not continue an unfinished line of the other.
@@ -159,9 +166,8 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       close(signal_fd);
       sigaction(SIGPIPE, &previous_pipe, nullptr);
       sigprocmask(SIG_SETMASK, &previous, nullptr);
-      throw UserError(
-          "cannot make the pipes for the output of " + std::to_string(count) + " processes: " + error,
-          "raise the limit of open files (ulimit -n), or run fewer ranks");
+      throw UserError("cannot make the pipes for the output of " + std::to_string(count) + " processes: " + error,
+                      "raise the limit of open files (ulimit -n), or run fewer ranks");
     }
     fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
     fcntl(ends[2], F_SETFL, fcntl(ends[2], F_GETFL) | O_NONBLOCK);
@@ -227,7 +233,8 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   auto last_any = Clock::now();
   auto idle_limit = std::chrono::seconds(supervision.idle_timeout_seconds);
   bool watching = supervision.idle_timeout_seconds > 0;
-  auto grace = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(grace_seconds));
+  auto grace =
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(grace_seconds));
   auto stop_all = [&](int sig) {
     for (const auto& [pid, rank] : ranks) kill(-pid, sig);
   };
@@ -267,7 +274,8 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       auto now = Clock::now();
       std::vector<std::string> silent;
       for (const auto& [pid, rank] : ranks) {
-        auto quiet = std::chrono::duration_cast<std::chrono::seconds>(now - last_output[static_cast<std::size_t>(rank)]);
+        auto quiet =
+            std::chrono::duration_cast<std::chrono::seconds>(now - last_output[static_cast<std::size_t>(rank)]);
         silent.push_back(children[static_cast<std::size_t>(rank)].name + " for " + format_walltime(quiet.count()));
       }
       outcome.why = "no output for " + format_walltime(supervision.idle_timeout_seconds);
@@ -316,7 +324,8 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       if (exit_code(status) != 0 && !stopping) {
         result = exit_code(status);
         stopping = true;
-        outcome.why = children[static_cast<std::size_t>(rank)].name + " failed with exit code " + std::to_string(result);
+        outcome.why =
+            children[static_cast<std::size_t>(rank)].name + " failed with exit code " + std::to_string(result);
         if (!ranks.empty()) {
           say("ezpz launch: " + children[static_cast<std::size_t>(rank)].name + " failed with exit code " +
               std::to_string(result) + "; stopping the other " + std::to_string(ranks.size()) + " rank(s)\n");
@@ -340,8 +349,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
 }
 
 LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::string>& program,
-                              const std::string& ezpz_bin, const std::string& system,
-                              const Supervision& supervision) {
+                              const std::string& ezpz_bin, const std::string& system, const Supervision& supervision) {
   std::string port = std::to_string(free_port());
   std::vector<std::string> argv = {ezpz_bin, "exec", "--"};
   argv.insert(argv.end(), program.begin(), program.end());
