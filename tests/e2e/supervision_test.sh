@@ -22,9 +22,9 @@ start=$(date +%s)
 code=$?
 took=$(seconds_since "$start")
 check "a silent launch exits 124 ($code; $(head -c 300 "$workdir/err"))" test "$code" -eq 124
-check "... within timeout + grace (2 s + 5 s; took ${took} s)" test "$took" -le 9
+check "... within timeout + grace (2 s + 5 s, and 5 s for a loaded machine; took ${took} s; the ranks sleep 60 s)" test "$took" -le 12
 check "... and says which ranks were silent, for how long" \
-  grep -q "silent: rank 0 for 00:00:0[2-3], rank 1 for 00:00:0[2-3], rank 2 for 00:00:0[2-3]" "$workdir/err"
+  grep -q "silent: rank 0 for 00:00:0[2-9], rank 1 for 00:00:0[2-9], rank 2 for 00:00:0[2-9]" "$workdir/err"
 check "... after their output ($(tr '\n' ' ' <"$workdir/out"))" test "$(sort "$workdir/out" | tr '\n' ' ')" = \
   "rank 0 up rank 1 up rank 2 up "
 sleep 0.5
@@ -64,10 +64,10 @@ if command -v mpiexec.openmpi >/dev/null; then
   code=$?
   took=$(seconds_since "$start")
   check "through mpirun: exit 124 ($code; $(tail -c 300 "$workdir/err"))" test "$code" -eq 124
-  check "... within timeout + grace (3 s + 5 s; took ${took} s)" test "$took" -le 10
+  check "... within timeout + grace (3 s + 5 s, and 5 s for a loaded machine; took ${took} s)" test "$took" -le 13
   check "... the ranks' output came through mpirun ($(tr '\n' ' ' <"$workdir/out"))" \
     test "$(sort "$workdir/out" | tr '\n' ' ')" = "rank 0 up rank 1 up "
-  check "... the launcher is named as silent" grep -q "silent: mpirun for 00:00:0[3-4]" "$workdir/err"
+  check "... the launcher is named as silent" grep -q "silent: mpirun for 00:00:0[3-9]" "$workdir/err"
   sleep 0.5
   check "... no rank left on this node" nothing_left
 else
