@@ -72,11 +72,10 @@ int show_system(const std::string& name) {
   }
   std::cout << "\n";
   const Devices& devices = node.devices;
-  std::vector<std::string> order;
-  for (int device : devices.order) order.push_back(std::to_string(device));
   std::cout << "devices:    " << devices.count << " x " << devices.kind;
   if (!devices.visibility.empty())
-    std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(order, ",") << ")";
+    std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(devices.order, ",")
+              << ")";
   std::cout << "\n";
   std::cout << "launcher:   " << join(p.launcher.args, " ") << "\n";
   if (!p.launcher.multi_node_args.empty())
@@ -106,11 +105,8 @@ int show_system(const std::string& name) {
       std::cout << "  " << pad(queue.name, 15) << pad("nodes " + nodes, 18) << "walltime " << walltime
                 << (queue.description.empty() ? "" : "  " + queue.description) << "\n";
       if (queue.by_request) std::cout << "    by request only\n";
-      if (!queue.ranks_per_node.empty()) {
-        std::vector<std::string> values;
-        for (int value : queue.ranks_per_node) values.push_back(std::to_string(value));
-        std::cout << "    ranks_per_node: only " << join(values, ", ") << "\n";
-      }
+      if (!queue.ranks_per_node.empty())
+        std::cout << "    ranks_per_node: only " << join(queue.ranks_per_node, ", ") << "\n";
       for (const auto& cap : queue.caps) std::cout << "    cap: " << cap.describe() << "\n";
     }
   }

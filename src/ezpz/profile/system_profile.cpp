@@ -43,13 +43,14 @@ std::string QueueCap::describe() const {
 std::vector<EnvEntry> BackendEnv::for_job(long nodes, long ranks_per_node) const {
   std::vector<EnvEntry> entries;
   auto add = [&](const std::vector<std::pair<std::string, std::string>>& vars, const std::string& section) {
-    for (const auto& var : vars) {
-      const auto& [name, value] = var;
-      auto same = std::find_if(entries.begin(), entries.end(), [&](const EnvEntry& e) { return e.name == var.first; });
+    for (const auto& [name, value] : vars) {
+      EnvEntry entry{name, value, section};
+      auto same =
+          std::find_if(entries.begin(), entries.end(), [&entry](const EnvEntry& e) { return e.name == entry.name; });
       if (same != entries.end()) {
-        *same = EnvEntry{name, value, section};
+        *same = std::move(entry);
       } else {
-        entries.push_back(EnvEntry{name, value, section});
+        entries.push_back(std::move(entry));
       }
     }
   };

@@ -244,11 +244,9 @@ void Resolver::check_queue_ranks(const Queue* queue) {
   const auto& rpn = *job.spec.ranks_per_node;
   const auto& allowed = queue->ranks_per_node;
   if (std::find(allowed.begin(), allowed.end(), rpn.value) != allowed.end()) return;
-  std::vector<std::string> values;
-  for (int value : allowed) values.push_back(std::to_string(value));
   d.error(at(rpn.origin),
           "queue '" + queue->name + "' of system '" + job.profile->name + "' takes ranks_per_node " +
-              join(values, ", ") + ", found " + std::to_string(rpn.value),
+              join(allowed, ", ") + ", found " + std::to_string(rpn.value),
           "set ranks_per_node to one of them");
 }
 

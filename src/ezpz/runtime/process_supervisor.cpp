@@ -224,7 +224,6 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   }
 
   using Clock = std::chrono::steady_clock;
-  int result = 0;
   bool stopping = false;
   LaunchOutcome outcome;
   auto deadline = Clock::time_point::max();
@@ -233,10 +232,22 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   auto last_any = Clock::now();
   auto idle_limit = std::chrono::seconds(supervision.idle_timeout_seconds);
   bool watching = supervision.idle_timeout_seconds > 0;
-  auto grace =
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(grace_seconds));
+  auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_seconds));
   auto stop_all = [&](int sig) {
     for (const auto& [pid, rank] : ranks) kill(-pid, sig);
+  };
+  // Ends the launch: `sig` to every process group now, KILL when the grace period is over. The first
+  // reason gives the outcome's code and why; a user's signal or a closed output at any point marks the
+  // launch as stopped by the user (never retried).
+  auto stop = [&](int sig, int code, std::string why, bool by_user) {
+    if (!stopping) {
+      outcome.code = code;
+      outcome.why = std::move(why);
+    }
+    stopping = true;
+    outcome.stopped_by_user = outcome.stopped_by_user || by_user;
+    stop_all(sig);
+    deadline = Clock::now() + grace;
   };
   std::vector<char> buffer(k_read_size);
   std::vector<pollfd> poll_fds;
@@ -258,9 +269,9 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
     }
     int ready = poll(poll_fds.data(), poll_fds.size(), timeout);
     // Grace period over; checked by the clock, since a rank that keeps writing keeps poll from timing out.
-    if (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= deadline) {
+    if (deadline != Clock::time_point::max() && Clock::now() >= deadline) {
       stop_all(SIGKILL);
-      deadline = std::chrono::steady_clock::time_point::max();
+      deadline = Clock::time_point::max();
     }
     for (std::size_t i = 0; ready > 0 && i < polled.size(); ++i) {
       if (poll_fds[i + 1].revents == 0) continue;
@@ -269,8 +280,6 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       }
     }
     if (watching && !stopping && Clock::now() >= last_any + idle_limit) {
-      result = k_exit_idle_timeout;
-      stopping = true;
       auto now = Clock::now();
       std::vector<std::string> silent;
       for (const auto& [pid, rank] : ranks) {
@@ -278,32 +287,21 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
             std::chrono::duration_cast<std::chrono::seconds>(now - last_output[static_cast<std::size_t>(rank)]);
         silent.push_back(children[static_cast<std::size_t>(rank)].name + " for " + format_walltime(quiet.count()));
       }
-      outcome.why = "no output for " + format_walltime(supervision.idle_timeout_seconds);
-      say("ezpz launch: no output for " + format_walltime(supervision.idle_timeout_seconds) +
-          " (--timeout); silent: " + join(silent, ", ") + "; stopping them (TERM, then KILL after " +
-          std::to_string(std::lround(grace_seconds)) + " s" + ")\n");
-      stop_all(SIGTERM);
-      deadline = Clock::now() + grace;
+      std::string why = "no output for " + format_walltime(supervision.idle_timeout_seconds);
+      say("ezpz launch: " + why + " (--timeout); silent: " + join(silent, ", ") +
+          "; stopping them (TERM, then KILL after " + std::to_string(std::lround(grace_seconds)) + " s)\n");
+      stop(SIGTERM, k_exit_idle_timeout, why, false);
     }
     if (ready <= 0) continue;
     if (broken_pipe && !stopping) {  // what a rank writing to the closed output itself would have died of
-      result = 128 + SIGPIPE;
-      stopping = true;
-      outcome.stopped_by_user = true;
-      outcome.why = "the output was closed";
       say("ezpz launch: the output was closed; stopping the " + std::to_string(ranks.size()) + " rank(s)\n");
-      stop_all(SIGTERM);
-      deadline = std::chrono::steady_clock::now() + grace;
+      stop(SIGTERM, 128 + SIGPIPE, "the output was closed", true);
     }
     signalfd_siginfo info{};
     if (!(poll_fds[0].revents & POLLIN) || read(signal_fd, &info, sizeof info) != sizeof info) continue;
     if (info.ssi_signo != SIGCHLD) {  // forward what the user sent, then wait for the ranks
-      stop_all(static_cast<int>(info.ssi_signo));
-      if (!stopping) result = 128 + static_cast<int>(info.ssi_signo);
-      stopping = true;
-      outcome.stopped_by_user = true;
-      outcome.why = std::string("signal ") + strsignal(static_cast<int>(info.ssi_signo));
-      deadline = std::chrono::steady_clock::now() + grace;
+      int sig = static_cast<int>(info.ssi_signo);
+      stop(sig, 128 + sig, std::string("signal ") + strsignal(sig), true);
       continue;
     }
     int status = 0;
@@ -322,16 +320,12 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
         stream.forwarder->finish(stream.source);
       }
       if (exit_code(status) != 0 && !stopping) {
-        result = exit_code(status);
-        stopping = true;
-        outcome.why =
-            children[static_cast<std::size_t>(rank)].name + " failed with exit code " + std::to_string(result);
+        std::string why = children[static_cast<std::size_t>(rank)].name + " failed with exit code " +
+                          std::to_string(exit_code(status));
         if (!ranks.empty()) {
-          say("ezpz launch: " + children[static_cast<std::size_t>(rank)].name + " failed with exit code " +
-              std::to_string(result) + "; stopping the other " + std::to_string(ranks.size()) + " rank(s)\n");
+          say("ezpz launch: " + why + "; stopping the other " + std::to_string(ranks.size()) + " rank(s)\n");
         }
-        stop_all(SIGTERM);
-        deadline = std::chrono::steady_clock::now() + grace;
+        stop(SIGTERM, exit_code(status), why, false);
       }
     }
   }
@@ -344,7 +338,6 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   close(signal_fd);
   sigaction(SIGPIPE, &previous_pipe, nullptr);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
-  outcome.code = result;
   return outcome;
 }
 

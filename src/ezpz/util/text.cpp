@@ -37,6 +37,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
+std::string join(const std::vector<int>& numbers, std::string_view separator) {
+  std::vector<std::string> parts;
+  parts.reserve(numbers.size());
+  for (int number : numbers) parts.push_back(std::to_string(number));
+  return join(parts, separator);
+}
+
 std::string trim(std::string_view text) {
   size_t begin = 0;
   size_t end = text.size();

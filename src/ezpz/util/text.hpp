@@ -12,6 +12,8 @@ std::vector<std::string> split(std::string_view text, char separator);
 // Splits on runs of spaces; no empty words.
 std::vector<std::string> split_words(std::string_view text);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
+// Numbers joined the same way: {1, 2, 4} with ", " is "1, 2, 4".
+std::string join(const std::vector<int>& numbers, std::string_view separator);
 std::string trim(std::string_view text);
 std::string to_upper(std::string_view text);
 
