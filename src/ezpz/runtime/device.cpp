@@ -173,8 +173,8 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
     // The variable is set only to reorder the devices (Perlmutter 3,2,1,0). In the natural order it
     // stays unset: every device is visible anyway, and on Aurora a ZE_AFFINITY_MASK inside the
     // frameworks module makes PyTorch warn (ALCF Aurora "Running Jobs", gpu_tile_compact.sh caution).
-    bool natural = std::is_sorted(devices.order.begin(), devices.order.end()) &&
-                   (devices.order.empty() || devices.order.front() == 0);
+    bool natural = true;  // the order is 0, 1, 2, …: index i is device i without the variable
+    for (size_t i = 0; i < devices.order.size(); ++i) natural = natural && devices.order[i] == static_cast<int>(i);
     if (!natural) choice.visibility = std::make_pair(variable, join(order, ","));
     choice.torch_device = at(static_cast<long>(slot));
     choice.reason = "every rank sees " + (natural ? "all devices" : "devices " + join(order, ",")) + "; local rank " +

@@ -64,6 +64,23 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"polaris", 1, {{"CUDA_VISIBLE_DEVICES", "2,3"}}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
         Case{"slurm", 0, {}, "cpu", "", ""}));
 
+// select: index leaves the variable unset only when the order is 0, 1, 2, … : an ascending order with
+// gaps (a site that hides a broken GPU) must still be exported, or index 1 would be device 1, not 2.
+TEST(ChooseDevice, AnIndexOrderWithGapsIsExported) {
+  Devices devices;
+  devices.kind = "cuda";
+  devices.count = 2;
+  devices.visibility = "CUDA_VISIBLE_DEVICES";
+  devices.select = "index";
+  devices.order = {0, 2};
+  DeviceChoice choice = choose_device(devices, 1, table_env({}));
+  ASSERT_TRUE(choice.visibility);
+  EXPECT_EQ(choice.visibility->second, "0,2");
+  EXPECT_EQ(choice.torch_device, "cuda:1");
+  devices.order = {0, 1};
+  EXPECT_FALSE(choose_device(devices, 1, table_env({})).visibility) << "the natural order needs no variable";
+}
+
 fs::path fake_node(const std::string& name) {
   fs::path root = fs::temp_directory_path() / ("ezpz-node-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(root);
