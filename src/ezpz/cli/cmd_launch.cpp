@@ -6,9 +6,11 @@
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
+#include "ezpz/runtime/end_signal.hpp"
 #include "ezpz/runtime/launch.hpp"
 #include "ezpz/runtime/retry.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -25,25 +27,74 @@ struct LaunchOptions {
   std::string timeout;
   long retries = 0;
   double retry_delay = 10.0;
+  std::string signal = "USR2";
+  std::string signal_before;
+  bool verbatim = false;
   bool dry_run = false;
 };
 
-// --timeout's text as seconds ("30m", "1h", "90s", "00:30:00"), or why it is not one; checked by CLI11
-// (exit 2) before the launch, so here it is well formed.
-std::string timeout_problem(const std::string& text) {
+// A duration option's text as seconds ("30m", "1h", "90s", "00:30:00"), or why it is not one; checked
+// by CLI11 (exit 2) before the launch, so here it is well formed.
+std::string duration_problem(const std::string& text) {
   std::string why;
   auto seconds = parse_walltime(text, &why);
   if (!seconds) return why + " (a duration such as 30m, 1h or 90s)";
   return *seconds > 0 ? std::string() : "must be more than 0";
 }
 
-long idle_timeout_seconds(const std::string& text) {
+long duration_seconds(const std::string& text) {
   std::string why;
   return text.empty() ? 0 : parse_walltime(text, &why).value_or(0);
 }
 
+std::string signal_problem(const std::string& text) {
+  return signal_number(text) ? std::string() : "not one of " + join(signal_names(), ", ");
+}
+
+// The end signal: --signal-before exports what asks every rank's `ezpz exec` for it (and the
+// allocation's end, which it needs); without it a rendered script's hand-off may ask for it already.
+void plan_end_signal(const LaunchOptions& options, Supervision& supervision) {
+  if (long before = duration_seconds(options.signal_before); before > 0) {
+    auto end = allocation_end(process_env());
+    if (!end) {
+      throw UserError("--signal-before needs to know when the allocation ends, and nothing says so",
+                      "rendered scripts export EZPZ_JOB_END_TIME; elsewhere export it (seconds since the epoch), "
+                      "e.g. EZPZ_JOB_END_TIME=$(( $(date +%s) + 3600 ))");
+    }
+    std::string signal = signal_name(*signal_number(options.signal));
+    for (const auto& [name, value] : end_signal_env(signal, before, *end)) setenv(name.c_str(), value.c_str(), 1);
+  }
+  if (auto end = end_signal(process_env())) supervision.end_signal_due = end->due;
+}
+
+std::string shown_command(const std::vector<std::string>& words) {
+  std::vector<std::string> quoted;
+  for (const auto& word : words) quoted.push_back(shell_quote(word));
+  return join(quoted, " ");
+}
+
+// --verbatim: CMD is the whole launcher command already (a rendered script's); run it, supervised.
+int launch_verbatim(const LaunchOptions& options, const std::vector<std::string>& command,
+                    const Supervision& supervision, const RetryPolicy& policy) {
+  std::cerr << "ezpz launch: " << shown_command(command) << "\n";
+  if (options.dry_run) {
+    std::cout << shown_command(command) << "\n";
+    return k_exit_ok;
+  }
+  std::string name = command.front().substr(command.front().find_last_of('/') + 1);
+  SupervisedProcess launcher{name, command, {}, {}};
+  return run_attempts([&] { return supervise_processes({launcher}, supervision); }, policy, process_env());
+}
+
 int launch(const LaunchOptions& options, const std::vector<std::string>& program) {
   if (program.empty()) throw UserError("no program to launch", "ezpz launch -n 4 -- python3 train.py");
+  Supervision supervision;
+  supervision.idle_timeout_seconds = duration_seconds(options.timeout);
+  plan_end_signal(options, supervision);
+  RetryPolicy policy;
+  policy.retries = options.retries;
+  policy.first_delay = options.retry_delay;
+  if (options.verbatim) return launch_verbatim(options, program, supervision, policy);
   Environment env = Environment::from_process();
   LaunchRequest request;
   request.system = runtime_system(env, options.system);
@@ -60,19 +111,12 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
     shown = {env.ezpz_bin, "exec", "--"};
     shown.insert(shown.end(), program.begin(), program.end());
   }
-  std::vector<std::string> quoted;
-  for (const auto& word : shown) quoted.push_back(shell_quote(word));
   std::cerr << "ezpz launch: " << (plan.kind == "local" ? std::to_string(plan.total_ranks) + " local rank(s) of " : "")
-            << join(quoted, " ") << "\n";
+            << shown_command(shown) << "\n";
   if (options.dry_run) {
-    std::cout << join(quoted, " ") << "\n";
+    std::cout << shown_command(shown) << "\n";
     return k_exit_ok;
   }
-  Supervision supervision;
-  supervision.idle_timeout_seconds = idle_timeout_seconds(options.timeout);
-  RetryPolicy policy;
-  policy.retries = options.retries;
-  policy.first_delay = options.retry_delay;
   auto attempt = [&]() -> LaunchOutcome {
     if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
     // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
@@ -109,7 +153,7 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       ->add_option("--timeout", options->timeout,
                    "end the launch when no rank has written a byte for this long (30m, 1h, 90s): TERM, then "
                    "KILL, exit 124")
-      ->check(CLI::Validator(timeout_problem, "DURATION"));
+      ->check(CLI::Validator(duration_problem, "DURATION"));
   command
       ->add_option("--retries", options->retries,
                    "run a failed launch again, up to N more times, in this allocation (not after Ctrl-C or a "
@@ -119,6 +163,17 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       ->add_option("--retry-delay", options->retry_delay,
                    "seconds before the first retry; each later wait doubles, up to 300 (default 10)")
       ->check(CLI::Range(0.0, 3600.0));
+  command
+      ->add_option("--signal-before", options->signal_before,
+                   "send every rank --signal this long before the allocation ends (needs EZPZ_JOB_END_TIME "
+                   "or SLURM_JOB_END_TIME), so that it can checkpoint; no retry after it")
+      ->check(CLI::Validator(duration_problem, "DURATION"));
+  command->add_option("--signal", options->signal, "the signal --signal-before sends (default USR2): " +
+                                                       join(signal_names(), ", "))
+      ->check(CLI::Validator(signal_problem, "SIGNAL"));
+  command->add_flag("--verbatim", options->verbatim,
+                    "CMD is the whole launcher command (mpiexec … ezpz exec -- …), as rendered scripts give it: "
+                    "run it as it is, under the options above");
   command->add_flag("--dry-run", options->dry_run, "print the command on stdout and run nothing");
   command->footer(
       "Usage: ezpz launch [OPTIONS] -- CMD [ARGS...]\n"
@@ -126,7 +181,10 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       "System 'local' runs the ranks itself (like torchrun --standalone): signals are forwarded, and when\n"
       "a rank fails the others are stopped and its exit code is returned.\n"
       "--timeout watches the output of every rank (through the launcher's on other systems): after that\n"
-      "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.");
+      "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.\n"
+      "USR1 and USR2 sent to ezpz launch are passed on to the ranks (through the launcher, which forwards them).\n"
+      "Exit codes: the launch's own (the first failing rank's), 124 for --timeout, 128+N after signal N,\n"
+      "1 for an ezpz error, 2 for bad options. See docs/runtime-env.md.");
   command->callback([&action, options] {
     auto program = program_after_separator();
     action = [options, program] { return launch(*options, program); };

@@ -19,4 +19,9 @@ void merge_templates(NamedTemplates& base, const NamedTemplates& overlay) {
   }
 }
 
+bool Scheduler::ends_at_walltime() const {
+  return std::any_of(directives.begin(), directives.end(),
+                     [](const auto& directive) { return directive.first == "walltime" && directive.second; });
+}
+
 }  // namespace ezpz

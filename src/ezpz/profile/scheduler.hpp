@@ -57,6 +57,9 @@ struct Scheduler {
   std::map<std::string, long> max_length;  // value_rules.<key>.max_length
   OptionTable options;                     // empty for none: nothing reads directive lines
   SourceRef source;
+
+  // Whether it ends a job at its walltime (it has a walltime directive); 'none' does not.
+  bool ends_at_walltime() const;
 };
 
 }  // namespace ezpz

@@ -65,6 +65,24 @@ std::string strip_trailing_newlines(std::string text) {
   return text;
 }
 
+// Puts the launch under `ezpz launch`'s supervisor when the spec asks for any of it (`options`). The
+// local launcher is ezpz launch itself and takes the options before its closing "--"; any other
+// launcher runs as the command of `ezpz launch --verbatim OPTIONS --`. `breaks` (line breaks of the
+// shown command) move with the words.
+void supervised_launch(const Launcher& launcher, const std::vector<std::string>& options,
+                       std::vector<CommandWord>& launch, std::vector<size_t>& breaks) {
+  if (options.empty()) return;
+  bool local = launcher.kind == "local";
+  std::vector<CommandWord> words;
+  if (!local) words = {{"EZPZ_BIN", true}, {"launch", false}, {"--verbatim", false}};
+  for (const auto& option : options) words.push_back({option, false});
+  if (!local) words.push_back({"--", false});
+  size_t at = local ? breaks.front() - 1 : 0;  // local: before the launcher's closing "--"
+  launch.insert(launch.begin() + static_cast<long>(at), words.begin(), words.end());
+  for (auto& line_break : breaks) line_break += words.size();
+  if (!local) breaks.insert(breaks.begin(), words.size());
+}
+
 }  // namespace
 
 std::vector<CommandWord> rank_command(const std::vector<CommandWord>& launcher, bool rank_wrapper,
@@ -92,6 +110,8 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
     workdir = "\"$" + scheduler.workdir_variable + "\"";
   }
 
+  // Only a job that ends at its walltime has an end time to export.
+  bool has_walltime = scheduler.ends_at_walltime();
   std::vector<std::pair<std::string, std::string>> handoff = handoff_env(job);
   std::vector<std::pair<std::string, std::string>> backend_env;
   for (const auto& [name, value] : job.backend_env) backend_env.emplace_back(name, value.value);
@@ -124,6 +144,7 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   std::vector<CommandWord> launch = rank_command(job.launcher, profile.launcher.rank_wrapper, spec.run->value);
   std::vector<size_t> breaks = {job.launcher.size()};
   if (profile.launcher.rank_wrapper) breaks.push_back(job.launcher.size() + 3);
+  supervised_launch(profile.launcher, supervise_options(spec), launch, breaks);
 
   mstch::map context{
       {"shell", profile.shell},
@@ -144,6 +165,7 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       {"has_setup", !setup.empty()},
       {"setup", setup},
       {"stage", stage},
+      {"end_time", has_walltime ? std::to_string(spec.walltime->value) : std::string()},
       {"nodes", std::to_string(spec.nodes->value)},
       {"ranks_per_node", std::to_string(spec.ranks_per_node->value)},
       {"total_ranks", std::to_string(job.total_ranks.value)},

@@ -7,11 +7,17 @@
 namespace ezpz {
 
 std::vector<std::pair<std::string, std::string>> handoff_env(const ResolvedJob& job) {
-  return {
+  std::vector<std::pair<std::string, std::string>> handoff = {
       {"EZPZ_SYSTEM", job.profile->name},
       {"EZPZ_TORCH_BACKEND", job.spec.torch.backend->value},
       {"EZPZ_TORCH_DEVICE", job.spec.torch.device->value},
   };
+  const SuperviseSpec& supervise = job.spec.supervise;
+  if (supervise.signal_before && supervise.signal) {  // read by every rank's ezpz exec (runtime/end_signal.hpp)
+    handoff.emplace_back("EZPZ_END_SIGNAL", supervise.signal->value);
+    handoff.emplace_back("EZPZ_SIGNAL_BEFORE", std::to_string(supervise.signal_before->value));
+  }
+  return handoff;
 }
 
 // Every variable the script exports for the ranks, in the order it exports them (EZPZ_BIN, the
@@ -26,6 +32,7 @@ void Resolver::forward_env(std::map<std::string, std::string> values) {
   };
   forward("EZPZ_BIN");
   for (const auto& [name, value] : handoff_env(job)) forward(name);
+  if (job.spec.supervise.signal_before) forward("EZPZ_JOB_END_TIME");  // exported by the script itself
   for (const auto& [name, value] : job.backend_env) forward(name);
   for (const auto& [name, value] : job.spec.env) forward(name);
   for (const auto& name : launcher.env_names) forward(name);

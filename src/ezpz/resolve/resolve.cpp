@@ -69,6 +69,7 @@ ResolvedJob Resolver::run() {
   resolve_ranks();
   check_queue_ranks(queue);
   resolve_torch();
+  resolve_supervise();
   d.throw_if_any();
   build_commands(queue);
   job.hash = hash_hex(resolved_json(job, false).dump() + k_version);
@@ -101,7 +102,7 @@ std::vector<ExplainedValue> explain(const ResolvedJob& job) {
     if (path == "env") {
       for (const auto& [name, value] : job.spec.env) values.push_back({"env." + name, value.value, value.origin});
     } else if (auto value = get_value(job.spec, path)) {
-      if (path == "walltime") value->value = format_walltime(value->value.get<long>());
+      if (is_duration_key(path)) value->value = format_walltime(value->value.get<long>());
       values.push_back({path, value->value, value->origin});
     }
   }

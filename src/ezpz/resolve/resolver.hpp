@@ -61,6 +61,9 @@ struct Resolver {
   void resolve_cpu_bind(std::optional<long> explicit_cpus);
   void resolve_torch();
 
+  // supervise.cpp: the supervise keys against the walltime; the default signal
+  void resolve_supervise();
+
   // stage_checks.cpp: staging destinations against node-local storage
   void check_stage();
 

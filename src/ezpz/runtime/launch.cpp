@@ -68,9 +68,12 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     for (const auto& [name, value] : job.backend_env) {
       if (auto set = env(name); !set || set->empty()) plan.env.emplace_back(name, value.value);
     }
-    if (!request.hostfile.empty()) {
-      auto words =
-          expand_option_group(env_option, {{"name", "EZPZ_HOSTFILE"}}, job.profile->path + ": launcher.env_option");
+    // Passed by name besides what a rendered script forwards: --hostfile, and the end signal's request.
+    std::vector<std::string> names = {"EZPZ_JOB_END_TIME", "EZPZ_END_SIGNAL", "EZPZ_SIGNAL_BEFORE"};
+    if (!request.hostfile.empty()) names.insert(names.begin(), "EZPZ_HOSTFILE");
+    for (const auto& name : names) {
+      if (auto value = env(name); name != "EZPZ_HOSTFILE" && (!value || value->empty())) continue;
+      auto words = expand_option_group(env_option, {{"name", name}}, job.profile->path + ": launcher.env_option");
       if (words) launcher.insert(launcher.end(), words->begin(), words->end());
     }
   }

@@ -46,6 +46,9 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
 struct Supervision {
   long idle_timeout_seconds = 0;  // --timeout: end the launch when no process wrote a byte for this long; 0: never
   double grace_seconds = 5.0;     // between TERM and KILL when ezpz ends the launch
+  // When the ranks get the end signal (seconds since the epoch; 0: never): `ezpz exec` sends it, and a
+  // launch that ends after it is not retried.
+  long end_signal_due = 0;
 };
 
 // One process `ezpz launch` starts and watches: a local rank, or the system's launcher.
@@ -61,10 +64,13 @@ struct LaunchOutcome {
   int code = 0;                  // what ezpz launch returns for it
   bool stopped_by_user = false;  // a signal was forwarded or the output was closed: never retried
   std::string why;               // for the retry log: "rank 1 failed with exit code 7", "no output for …"
+  bool end_signal_sent = false;  // the allocation is about to end: never retried
 };
 
 // Starts each process in a process group of its own, passes on its stdout and stderr through pipes as
-// whole lines (LineForwarder, bytes unchanged), forwards INT, TERM, HUP and QUIT, and stops the others
+// whole lines (LineForwarder, bytes unchanged), passes USR1 and USR2 on to each process (not its group:
+// a launcher forwards them to its ranks, and a rank's helpers may not expect them), forwards INT, TERM,
+// HUP and QUIT to every group and stops the others
 // (TERM, then KILL after the grace period) when one fails, when the output is closed, or, with an idle
 // timeout, when none of them has written a byte for that long (exit 124, naming how long each was
 // silent). Returns 0, the first failing process's exit code (128 + signal for one killed by a signal),

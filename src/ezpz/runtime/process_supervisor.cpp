@@ -32,7 +32,8 @@
 namespace ezpz {
 namespace {
 
-const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};  // end the launch
+const int k_passed_on[] = {SIGUSR1, SIGUSR2};                   // for the program (checkpoint, dump)
 constexpr long k_launcher_source = -1;          // the launcher's own messages, on stderr
 constexpr std::size_t k_read_size = 64 * 1024;  // one read per ready pipe and poll, so every rank gets its turn
 // A dead rank's pipe holds at most a pipe buffer, but something it started outside its group may keep writing.
@@ -140,6 +141,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   sigemptyset(&signals);
   sigaddset(&signals, SIGCHLD);
   for (int sig : k_forwarded) sigaddset(&signals, sig);
+  for (int sig : k_passed_on) sigaddset(&signals, sig);
   sigprocmask(SIG_BLOCK, &signals, &previous);
   int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
   if (signal_fd < 0) throw UserError(std::string("signalfd failed: ") + std::strerror(errno));
@@ -233,6 +235,18 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   auto idle_limit = std::chrono::seconds(supervision.idle_timeout_seconds);
   bool watching = supervision.idle_timeout_seconds > 0;
   auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_seconds));
+  // When the ranks' `ezpz exec` send them the end signal (they do it themselves, on every node).
+  auto end_signal_due = Clock::time_point::max();
+  if (supervision.end_signal_due > 0) {
+    double left = static_cast<double>(supervision.end_signal_due) -
+                  std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (left > 0) {
+      end_signal_due = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
+    }
+  }
+  auto pass_on = [&](int sig) {
+    for (const auto& [pid, rank] : ranks) kill(pid, sig);
+  };
   auto stop_all = [&](int sig) {
     for (const auto& [pid, rank] : ranks) kill(-pid, sig);
   };
@@ -255,6 +269,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   while (!ranks.empty()) {
     auto wake = deadline;
     if (watching && !stopping) wake = std::min(wake, last_any + idle_limit);
+    if (!stopping) wake = std::min(wake, end_signal_due);
     int timeout = -1;
     if (wake != Clock::time_point::max()) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
@@ -292,6 +307,10 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
           "; stopping them (TERM, then KILL after " + std::to_string(std::lround(grace_seconds)) + " s)\n");
       stop(SIGTERM, k_exit_idle_timeout, why, false);
     }
+    if (!stopping && Clock::now() >= end_signal_due) {
+      end_signal_due = Clock::time_point::max();
+      outcome.end_signal_sent = true;
+    }
     if (ready <= 0) continue;
     if (broken_pipe && !stopping) {  // what a rank writing to the closed output itself would have died of
       say("ezpz launch: the output was closed; stopping the " + std::to_string(ranks.size()) + " rank(s)\n");
@@ -299,6 +318,10 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
     }
     signalfd_siginfo info{};
     if (!(poll_fds[0].revents & POLLIN) || read(signal_fd, &info, sizeof info) != sizeof info) continue;
+    if (info.ssi_signo == SIGUSR1 || info.ssi_signo == SIGUSR2) {
+      pass_on(static_cast<int>(info.ssi_signo));
+      continue;
+    }
     if (info.ssi_signo != SIGCHLD) {  // forward what the user sent, then wait for the ranks
       int sig = static_cast<int>(info.ssi_signo);
       stop(sig, 128 + sig, std::string("signal ") + strsignal(sig), true);

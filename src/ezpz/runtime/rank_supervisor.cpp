@@ -13,7 +13,11 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <ctime>
 #include <optional>
+
+#include "ezpz/util/signals.hpp"
+#include "ezpz/util/walltime.hpp"
 
 namespace ezpz {
 namespace {
@@ -150,6 +154,7 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(128 + SIGKILL);  // ezpz exec died before the line above
     std::signal(SIGCHLD, SIG_DFL);
+    if (plan.forward_signals) setpgid(0, 0);  // each signal reaches it once: from ezpz exec
     sigprocmask(SIG_SETMASK, &original, nullptr);
     execvp(argv[0], argv.data());
     int error = errno;
@@ -164,9 +169,35 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
 
   bool stopped = false;  // a SIGTERM from outside reached this rank while its program ran
   int status = 0;
+  std::optional<EndSignal> end = plan.end_signal;
+  if (end && end->due <= static_cast<long>(std::time(nullptr))) {
+    // A program that is only starting may not handle the signal yet, and would die of it.
+    if (plan.announce) {
+      std::cerr << "ezpz exec: warning: the time for " << signal_name(end->signal)
+                << " before the end of the allocation has passed; the program gets no such signal\n";
+    }
+    end.reset();
+  }
   for (;;) {
     siginfo_t info;
-    int sig = sigwaitinfo(&watched, &info);
+    int sig = 0;
+    if (end) {
+      long left = end->due - static_cast<long>(std::time(nullptr));
+      if (left <= 0) {
+        if (plan.announce) {
+          std::cerr << "ezpz exec: the allocation ends in " << format_walltime(end->before) << "; sending "
+                    << signal_name(end->signal) << " to the program of every rank\n";
+        }
+        kill(child, end->signal);
+        end.reset();
+        continue;
+      }
+      timespec wait{left, 0};
+      sig = sigtimedwait(&watched, &info, &wait);
+      if (sig < 0 && errno == EAGAIN) continue;
+    } else {
+      sig = sigwaitinfo(&watched, &info);
+    }
     if (sig == SIGTERM) stopped = true;
     if (waitpid(child, &status, WNOHANG) == child) break;
     if (sig <= 0 || sig == SIGCHLD) continue;
@@ -205,12 +236,20 @@ void defer_stop_signal() {
 }
 
 RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env) {
+  RankRunPlan plan;
   for (const auto& rule : k_run_rules) {
     if (rank.launcher != rule.launcher) continue;
     if (*rule.needs != '\0' && !env(rule.needs)) continue;
-    return RankRunPlan{RankRun::supervise, rule.forward_signals, rule.pmi_client, rule.reason};
+    plan = RankRunPlan{RankRun::supervise, rule.forward_signals, rule.pmi_client, rule.reason, {}, false};
+    break;
   }
-  return RankRunPlan{};
+  plan.end_signal = end_signal(env);
+  if (plan.end_signal && plan.run == RankRun::exec) {
+    // The launcher signals the process it started, which is ezpz exec now: pass its signals on.
+    plan = RankRunPlan{RankRun::supervise, true, false, "the end signal is sent by ezpz exec", plan.end_signal, false};
+  }
+  plan.announce = rank.rank == 0;
+  return plan;
 }
 
 int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan) {

@@ -69,6 +69,10 @@ int run_attempts(const std::function<LaunchOutcome()>& attempt, const RetryPolic
       std::cerr << ended << (outcome.code != 0 && !outcome.stopped_by_user ? "; no retries left" : "") << "\n";
       return outcome.code;
     }
+    if (outcome.end_signal_sent) {
+      std::cerr << ended << "; not retrying: the ranks were told that the allocation is about to end\n";
+      return outcome.code;
+    }
     double delay = retry_delay(policy, number + 1);
     if (std::string why = cannot_finish(allocation_end(env), seconds_now(), delay, took); !why.empty()) {
       std::cerr << ended << "; not retrying: " << why << "\n";

@@ -7,6 +7,7 @@
 #include "ezpz/spec/job_spec.hpp"
 #include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/limits.hpp"
+#include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -23,6 +24,7 @@ template <class T>
 struct ValueType {
   SchemaFn schema;
   std::function<std::optional<T>(const Node&, const std::string& path, Diagnostics&)> read;
+  bool duration = false;  // seconds, shown as HH:MM:SS
 };
 
 struct FieldDef {
@@ -30,6 +32,7 @@ struct FieldDef {
   std::string doc;
   SchemaFn schema;
   bool from_env = false;  // EZPZ_<PATH> overrides it
+  bool duration = false;  // seconds, shown as HH:MM:SS
   std::function<void(JobSpec&, const Node&, Origin, Diagnostics&)> read;
   std::function<void(JobSpec&, const JobSpec&)> merge;
   std::function<std::optional<SpecValue>(const JobSpec&)> get;
@@ -63,6 +66,7 @@ FieldDef field(std::string path, Access access, ValueType<T> type, std::string d
   def.path = path;
   def.doc = std::move(doc);
   def.from_env = from_env;
+  def.duration = type.duration;
   def.read = [access, read = type.read, path](JobSpec& spec, const Node& node, Origin origin,
                                               Diagnostics& diagnostics) {
     if (auto value = read(node, path, diagnostics)) {
@@ -125,13 +129,21 @@ ValueType<long> auto_count_type() {
           }};
 }
 
-ValueType<long> walltime_type() {
+ValueType<long> number_type(long min, long max) {
   return {[=] {
+            return json{{"type", "integer"}, {"minimum", min}, {"maximum", max}};
+          },
+          [=](const Node& node, const std::string& path, Diagnostics& d) { return read_int(node, path, min, max, d); }};
+}
+
+// A duration as seconds, at least `min_seconds`: the walltime, and supervise's times.
+ValueType<long> duration_type(long min_seconds) {
+  ValueType<long> type{[=] {
             return json{{"type", "string"},
                         {"pattern", "^[0-9]+(:[0-9]+){1,2}$|^[0-9]+-[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
                         {"examples", json::array({"01:00:00", "90m", "1h30m"})}};
           },
-          [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
+          [=](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
             if (!node.is_scalar()) {
               d.error(node.loc,
                       "'" + path + "' expects a duration such as '01:00:00' or '90m', found " + node.describe());
@@ -139,9 +151,17 @@ ValueType<long> walltime_type() {
             }
             std::string why;
             auto seconds = parse_walltime(node.scalar, &why);
-            if (!seconds) d.error(node.loc, "invalid " + path + " '" + node.scalar + "': " + why);
+            if (!seconds) {
+              d.error(node.loc, "invalid " + path + " '" + node.scalar + "': " + why);
+            } else if (*seconds < min_seconds) {
+              d.error(node.loc, "'" + path + "' must be at least " + std::to_string(min_seconds) + " s, found '" +
+                                    node.scalar + "'");
+              return std::nullopt;
+            }
             return seconds;
           }};
+  type.duration = true;
+  return type;
 }
 
 ValueType<std::vector<std::string>> list_type() {
@@ -330,7 +350,7 @@ const std::vector<FieldDef>& fields() {
         field(
             "nodes", [](auto& s) -> auto& { return s.nodes; }, count_type(), "number of nodes; default 1", env),
         field(
-            "walltime", [](auto& s) -> auto& { return s.walltime; }, walltime_type(),
+            "walltime", [](auto& s) -> auto& { return s.walltime; }, duration_type(0),
             "time limit: HH:MM:SS, MM:SS, or units such as 90m and 1h30m; normalised to HH:MM:SS", env),
         field(
             "filesystems", [](auto& s) -> auto& { return s.filesystems; }, list_type(),
@@ -389,6 +409,21 @@ const std::vector<FieldDef>& fields() {
         field(
             "after", [](auto& s) -> auto& { return s.after; }, list_type(),
             "job ids that must complete successfully before this job starts (afterok)", !env),
+        field(
+            "supervise.timeout", [](auto& s) -> auto& { return s.supervise.timeout; }, duration_type(1),
+            "end the launch when no rank has written a byte for this long (TERM, then KILL; exit 124)", !env),
+        field(
+            "supervise.retries", [](auto& s) -> auto& { return s.supervise.retries; }, number_type(0, 1000),
+            "run a failed launch again, up to this many more times, in the same allocation", !env),
+        field(
+            "supervise.retry_delay", [](auto& s) -> auto& { return s.supervise.retry_delay; }, duration_type(0),
+            "wait before the first retry; each later wait doubles, up to 5 minutes; default 10s", !env),
+        field(
+            "supervise.signal_before", [](auto& s) -> auto& { return s.supervise.signal_before; }, duration_type(1),
+            "send every rank 'supervise.signal' this long before the walltime ends, to checkpoint", !env),
+        field(
+            "supervise.signal", [](auto& s) -> auto& { return s.supervise.signal; }, choice_type(signal_names()),
+            "the signal sent before the walltime ends; default USR2", !env),
     };
   }();
   return k_fields;
@@ -542,6 +577,11 @@ std::vector<std::string> env_override_paths() {
 std::optional<SpecValue> get_value(const JobSpec& spec, std::string_view path) {
   const FieldDef* def = find_field(path);
   return def ? def->get(spec) : std::nullopt;
+}
+
+bool is_duration_key(std::string_view path) {
+  const FieldDef* def = find_field(path);
+  return def != nullptr && def->duration;
 }
 
 std::vector<std::pair<std::string, std::string>> job_spec_keys() {

@@ -37,6 +37,15 @@ struct TorchSpec {
   Field<std::string> device;   // auto | cuda | xpu | cpu
 };
 
+// How a launch is kept alive and stopped (docs/runtime-env.md): `ezpz launch`'s options, as spec keys.
+struct SuperviseSpec {
+  Field<long> timeout;              // seconds without a byte of output that end the launch (exit 124)
+  Field<long> retries;              // attempts after the first, in the same allocation
+  Field<long> retry_delay;          // seconds before the first retry; later waits double
+  Field<long> signal_before;        // seconds before the walltime ends that the ranks get `signal`
+  Field<std::string> signal;        // a name of signal_names(); default USR2
+};
+
 struct MailSpec {
   Field<std::string> user;
   Field<std::vector<std::string>> events;  // begin | end | fail
@@ -64,6 +73,7 @@ struct JobSpec {
   Field<std::string> output;
   Field<std::string> error;
   MailSpec mail;
+  SuperviseSpec supervise;
   Field<std::vector<std::string>> after;  // job ids this job waits for (afterok)
 
   SourceLoc loc;  // the document it was read from (line 0), for errors about keys it lacks
@@ -110,6 +120,9 @@ struct SpecValue {
 };
 // The value at `path` ("nodes", "torch.backend"), if set.
 std::optional<SpecValue> get_value(const JobSpec& spec, std::string_view path);
+
+// Whether the key at `path` holds a duration (seconds, written and shown as HH:MM:SS or 90m).
+bool is_duration_key(std::string_view path);
 
 // All key paths ("name", "torch.backend" …) with their one-line descriptions, in table order.
 std::vector<std::pair<std::string, std::string>> job_spec_keys();

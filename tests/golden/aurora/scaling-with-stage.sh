@@ -14,6 +14,9 @@
 #PBS -l place=scatter:group=tier0
 
 set -eo pipefail
+# When the allocation ends: this script's start plus the walltime asked for (docs/runtime-env.md)
+EZPZ_JOB_END_TIME=$(( $(date +%s) + 2700 ))
+export EZPZ_JOB_END_TIME
 cd "$PBS_O_WORKDIR"
 
 # Modules

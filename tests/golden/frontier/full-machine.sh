@@ -9,6 +9,9 @@
 #SBATCH -o %x-%j.out
 
 set -eo pipefail
+# When the allocation ends: this script's start plus the walltime asked for (docs/runtime-env.md)
+EZPZ_JOB_END_TIME=$(( $(date +%s) + 43200 ))
+export EZPZ_JOB_END_TIME
 
 # Modules
 module load PrgEnv-gnu/8.7.0

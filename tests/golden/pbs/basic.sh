@@ -9,6 +9,9 @@
 #PBS -l place=scatter
 
 set -eo pipefail
+# When the allocation ends: this script's start plus the walltime asked for (docs/runtime-env.md)
+EZPZ_JOB_END_TIME=$(( $(date +%s) + 360 ))
+export EZPZ_JOB_END_TIME
 cd "$PBS_O_WORKDIR"
 
 # Hand-off to the ezpz runtime (docs/runtime-env.md)

@@ -10,6 +10,9 @@
 #SBATCH --output=logs/%x-%j.out
 
 set -eo pipefail
+# When the allocation ends: this script's start plus the walltime asked for (docs/runtime-env.md)
+EZPZ_JOB_END_TIME=$(( $(date +%s) + 600 ))
+export EZPZ_JOB_END_TIME
 
 # Hand-off to the ezpz runtime (docs/runtime-env.md)
 if [ -z "${EZPZ_BIN:-}" ]; then EZPZ_BIN=/opt/ezpz/bin/ezpz; fi

@@ -11,6 +11,9 @@
 #PBS -k doe
 
 set -eo pipefail
+# When the allocation ends: this script's start plus the walltime asked for (docs/runtime-env.md)
+EZPZ_JOB_END_TIME=$(( $(date +%s) + 3600 ))
+export EZPZ_JOB_END_TIME
 cd "$PBS_O_WORKDIR"
 
 # Modules

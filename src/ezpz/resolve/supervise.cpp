@@ -1,0 +1,44 @@
+// The `supervise:` keys: their checks against the walltime, the default signal, and the options they
+// become on the `ezpz launch` line of a rendered script.
+#include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/walltime.hpp"
+
+namespace ezpz {
+
+void Resolver::resolve_supervise() {
+  SuperviseSpec& supervise = job.spec.supervise;
+  if (supervise.signal && !supervise.signal_before) {
+    d.error(at(supervise.signal->origin), "'supervise.signal' is set, but not 'supervise.signal_before'",
+            "add supervise.signal_before: 2m (how long before the walltime ends the ranks get the signal)");
+  }
+  if (!supervise.signal_before) return;
+  if (!supervise.signal) supervise.signal = Sourced<std::string>{"USR2", builtin("when signal_before is set")};
+  if (!job.scheduler->ends_at_walltime()) {
+    d.error(at(supervise.signal_before->origin),
+            "'supervise.signal_before' needs a walltime that ends the job, and system '" + job.profile->name +
+                "' (scheduler " + job.scheduler->name + ") has none",
+            "drop it here, or use a system with a scheduler (see 'ezpz systems list')");
+    return;
+  }
+  const auto& walltime = *job.spec.walltime;
+  if (supervise.signal_before->value >= walltime.value) {
+    d.error(at(supervise.signal_before->origin),
+            "'supervise.signal_before' (" + format_walltime(supervise.signal_before->value) +
+                ") is not shorter than the walltime (" + format_walltime(walltime.value) +
+                "): the signal would come before the job starts",
+            "ask for the signal a few minutes before the end, e.g. supervise.signal_before: 5m");
+  }
+}
+
+std::vector<std::string> supervise_options(const JobSpec& spec) {
+  const SuperviseSpec& supervise = spec.supervise;
+  std::vector<std::string> words;
+  if (supervise.timeout) words.insert(words.end(), {"--timeout", format_walltime(supervise.timeout->value)});
+  if (supervise.retries) words.insert(words.end(), {"--retries", std::to_string(supervise.retries->value)});
+  if (supervise.retry_delay) {
+    words.insert(words.end(), {"--retry-delay", std::to_string(supervise.retry_delay->value)});
+  }
+  return words;
+}
+
+}  // namespace ezpz

@@ -1,0 +1,43 @@
+#include "ezpz/runtime/end_signal.hpp"
+
+#include "ezpz/runtime/retry.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/signals.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+
+std::optional<EndSignal> end_signal(const EnvLookup& env) {
+  auto before_text = env("EZPZ_SIGNAL_BEFORE");
+  if (!before_text || before_text->empty()) return std::nullopt;
+  EndSignal result;
+  if (before_text->find_first_not_of("0123456789") != std::string::npos || before_text->size() > 9 ||
+      (result.before = std::stol(*before_text)) <= 0) {
+    throw UserError("EZPZ_SIGNAL_BEFORE='" + printable(*before_text) + "' is not a number of seconds above 0");
+  }
+  auto name = env("EZPZ_END_SIGNAL");
+  std::string signal = name && !name->empty() ? *name : "USR2";
+  auto number = signal_number(signal);
+  if (!number) {
+    throw UserError("EZPZ_END_SIGNAL='" + printable(signal) + "' is not a signal ezpz sends",
+                    "one of " + join(signal_names(), ", "));
+  }
+  result.signal = *number;
+  auto end = allocation_end(env);
+  if (!end) {
+    throw UserError("EZPZ_SIGNAL_BEFORE is set, but nothing says when the allocation ends",
+                    "rendered scripts export EZPZ_JOB_END_TIME; elsewhere export it (seconds since the epoch), "
+                    "e.g. EZPZ_JOB_END_TIME=$(( $(date +%s) + 3600 ))");
+  }
+  result.due = *end - result.before;
+  return result;
+}
+
+std::vector<std::pair<std::string, std::string>> end_signal_env(const std::string& signal, long before,
+                                                                long allocation_end) {
+  return {{"EZPZ_JOB_END_TIME", std::to_string(allocation_end)},
+          {"EZPZ_END_SIGNAL", signal},
+          {"EZPZ_SIGNAL_BEFORE", std::to_string(before)}};
+}
+
+}  // namespace ezpz
