@@ -11,27 +11,14 @@ ezpz=$1
 python=/usr/bin/python3
 [[ -x $python ]] || cannot_run "Debian's python3 is not installed (scripts/install-deps.sh test)"
 
-# The rank program: on the signal it writes "RANK TIME" to the marker file and exits 0; without it,
-# it gives up after 30 s with exit 3.
-cat >"$workdir/rank.py" <<'EOF'
-import os, signal, sys, time
-def on_signal(number, frame):
-    with open(sys.argv[1], "a") as markers:
-        markers.write("%s %.3f %s\n" % (os.environ.get("RANK", "?"), time.time(), signal.Signals(number).name))
-    sys.exit(0)
-signal.signal(signal.SIGUSR2, on_signal)
-signal.signal(signal.SIGUSR1, on_signal)
-print("rank", os.environ.get("RANK", "?"), "ready", flush=True)
-time.sleep(30)
-sys.exit(3)
-EOF
+cp "$here/end_signal_rank.py" "$workdir/rank.py"
 markers="$workdir/markers"
 
 # check_markers WHAT RANKS DUE SIGNAL: one marker per rank, each within 2 s after DUE (seconds since the epoch).
 check_markers() {
   local what=$1 ranks=$2 due=$3 signal=$4
   check "$what: every rank got $signal ($(tr '\n' ';' <"$markers" 2>/dev/null))" \
-    test "$(awk -v s="SIG$signal" '$3 == s' "$markers" 2>/dev/null | cut -d' ' -f1 | sort | tr '\n' ' ')" = "$ranks"
+    test "$(awk -v s="SIG$signal" '$3 == s { print $1 }' "$markers" 2>/dev/null | sort | tr '\n' ' ')" = "$ranks"
   check "$what: ... at the due time (due $due; 2 s allowed for a loaded machine)" \
     awk -v due="$due" '{ if ($2 < due - 0.5 || $2 > due + 2) bad = 1 } END { exit bad }' "$markers"
 }
