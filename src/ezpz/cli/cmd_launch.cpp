@@ -168,8 +168,9 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
                    "send every rank --signal this long before the allocation ends (needs EZPZ_JOB_END_TIME "
                    "or SLURM_JOB_END_TIME), so that it can checkpoint; no retry after it")
       ->check(CLI::Validator(duration_problem, "DURATION"));
-  command->add_option("--signal", options->signal, "the signal --signal-before sends (default USR2): " +
-                                                       join(signal_names(), ", "))
+  command
+      ->add_option("--signal", options->signal,
+                   "the signal --signal-before sends (default USR2): " + join(signal_names(), ", "))
       ->check(CLI::Validator(signal_problem, "SIGNAL"));
   command->add_flag("--verbatim", options->verbatim,
                     "CMD is the whole launcher command (mpiexec … ezpz exec -- …), as rendered scripts give it: "

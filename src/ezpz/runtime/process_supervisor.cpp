@@ -33,7 +33,7 @@ namespace ezpz {
 namespace {
 
 const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};  // end the launch
-const int k_passed_on[] = {SIGUSR1, SIGUSR2};                   // for the program (checkpoint, dump)
+const int k_passed_on[] = {SIGUSR1, SIGUSR2};                  // for the program (checkpoint, dump)
 constexpr long k_launcher_source = -1;          // the launcher's own messages, on stderr
 constexpr std::size_t k_read_size = 64 * 1024;  // one read per ready pipe and poll, so every rank gets its turn
 // A dead rank's pipe holds at most a pipe buffer, but something it started outside its group may keep writing.

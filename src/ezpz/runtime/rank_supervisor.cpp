@@ -12,8 +12,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <iostream>
 #include <ctime>
+#include <iostream>
 #include <optional>
 
 #include "ezpz/util/signals.hpp"

@@ -33,9 +33,9 @@ std::string cannot_finish(std::optional<long> end, double now, double delay, dou
 struct LaunchOutcome;
 
 // Runs `attempt` until it succeeds, it was stopped by the user (a signal, a closed output), the retries
-// are used up, the ranks got the signal before the allocation's end, or the next attempt could not finish before the allocation ends (allocation_end;
-// the last attempt's duration is the estimate). Each attempt's end and each decision go to stderr as
-// one "ezpz launch:" line. Returns the last attempt's code. Exit code 143 is never read as the
+// are used up, the ranks got the signal before the allocation's end, or the next attempt could not finish before the
+// allocation ends (allocation_end; the last attempt's duration is the estimate). Each attempt's end and each decision
+// go to stderr as one "ezpz launch:" line. Returns the last attempt's code. Exit code 143 is never read as the
 // walltime: only the allocation's end time is.
 int run_attempts(const std::function<LaunchOutcome()>& attempt, const RetryPolicy& policy, const EnvLookup& env);
 

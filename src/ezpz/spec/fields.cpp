@@ -138,7 +138,9 @@ ValueType<long> number_type(long min, long max) {
 
 // A duration as seconds, at least `min_seconds`: the walltime, and supervise's times.
 ValueType<long> duration_type(long min_seconds) {
-  ValueType<long> type{[=] {
+  ValueType<long>
+      type{
+          [=] {
             return json{{"type", "string"},
                         {"pattern", "^[0-9]+(:[0-9]+){1,2}$|^[0-9]+-[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
                         {"examples", json::array({"01:00:00", "90m", "1h30m"})}};

@@ -39,11 +39,11 @@ struct TorchSpec {
 
 // How a launch is kept alive and stopped (docs/runtime-env.md): `ezpz launch`'s options, as spec keys.
 struct SuperviseSpec {
-  Field<long> timeout;              // seconds without a byte of output that end the launch (exit 124)
-  Field<long> retries;              // attempts after the first, in the same allocation
-  Field<long> retry_delay;          // seconds before the first retry; later waits double
-  Field<long> signal_before;        // seconds before the walltime ends that the ranks get `signal`
-  Field<std::string> signal;        // a name of signal_names(); default USR2
+  Field<long> timeout;        // seconds without a byte of output that end the launch (exit 124)
+  Field<long> retries;        // attempts after the first, in the same allocation
+  Field<long> retry_delay;    // seconds before the first retry; later waits double
+  Field<long> signal_before;  // seconds before the walltime ends that the ranks get `signal`
+  Field<std::string> signal;  // a name of signal_names(); default USR2
 };
 
 struct MailSpec {

@@ -12,11 +12,11 @@
 #include <ctime>
 #include <map>
 
-#include "runtime_support.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/signals.hpp"
+#include "runtime_support.hpp"
 
 namespace ezpz {
 namespace {
@@ -48,8 +48,8 @@ TEST(EndSignal, IsDueTheLeadTimeBeforeTheEnd) {
   EXPECT_EQ(plain->signal, SIGUSR2) << "the default";
   EXPECT_EQ(plain->before, 300);
   EXPECT_EQ(plain->due, 1800000000 - 300);
-  auto usr1 = end_signal(table_env({{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_END_SIGNAL", "USR1"},
-                                    {"SLURM_JOB_END_TIME", "1700000000"}}));
+  auto usr1 = end_signal(
+      table_env({{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_END_SIGNAL", "USR1"}, {"SLURM_JOB_END_TIME", "1700000000"}}));
   ASSERT_TRUE(usr1);
   EXPECT_EQ(usr1->signal, SIGUSR1);
   EXPECT_EQ(usr1->due, 1700000000 - 60) << "Slurm's end time when ezpz's is not set";
@@ -60,8 +60,8 @@ TEST(EndSignal, RefusesWhatItCannotHonour) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(end_signal(table_env({{"EZPZ_SIGNAL_BEFORE", bad}, {"EZPZ_JOB_END_TIME", "1800000000"}})), UserError);
   }
-  EXPECT_THROW(end_signal(table_env({{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_END_SIGNAL", "USR3"},
-                                     {"EZPZ_JOB_END_TIME", "1800000000"}})),
+  EXPECT_THROW(end_signal(table_env(
+                   {{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_END_SIGNAL", "USR3"}, {"EZPZ_JOB_END_TIME", "1800000000"}})),
                UserError);
   try {  // no end time: a missing walltime must not turn into a signal at a made-up time
     end_signal(table_env({{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_JOB_END_TIME", "soon"}}));
@@ -81,8 +81,10 @@ TEST(EndSignal, EnvironmentForTheRanks) {
 
 TEST(EndSignal, EveryRankIsSupervisedForIt) {
   Variables end = {{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_JOB_END_TIME", "1800000000"}};
-  Variables open_mpi = {{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
-                        {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}};
+  Variables open_mpi = {{"OMPI_COMM_WORLD_RANK", "1"},
+                        {"OMPI_COMM_WORLD_SIZE", "2"},
+                        {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}};
   Variables with_end = open_mpi;
   with_end.insert(end.begin(), end.end());
   EnvLookup env = table_env(with_end);
@@ -94,8 +96,8 @@ TEST(EndSignal, EveryRankIsSupervisedForIt) {
   EnvLookup without = table_env(open_mpi);
   EXPECT_EQ(rank_run_plan(discover_rank(without), without).run, RankRun::exec);
 
-  Variables slurm = {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "0"},
-                     {"SLURM_NODEID", "0"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}};
+  Variables slurm = {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"},
+                     {"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "0"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}};
   slurm.insert(end.begin(), end.end());
   EnvLookup slurm_env = table_env(slurm);
   RankRunPlan slurm_plan = rank_run_plan(discover_rank(slurm_env), slurm_env);
@@ -111,8 +113,8 @@ std::pair<int, double> run_with_end_signal(const std::vector<std::string>& progr
   auto started = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
-    RankRunPlan plan{RankRun::supervise, true, false, "test", EndSignal{SIGUSR2, 60, std::time(nullptr) + in_seconds},
-                     false};
+    RankRunPlan plan{
+        RankRun::supervise, true, false, "test", EndSignal{SIGUSR2, 60, std::time(nullptr) + in_seconds}, false};
     _exit(run_rank(program, plan));
   }
   int status = 0;
@@ -122,7 +124,8 @@ std::pair<int, double> run_with_end_signal(const std::vector<std::string>& progr
 
 TEST(RunRank, SendsTheEndSignalWhenDue) {
   // The program exits 7 on USR2, 3 if it never comes.
-  std::vector<std::string> program = {"sh", "-c", "trap 'exit 7' USR2; i=0; while [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; exit 3"};
+  std::vector<std::string> program = {
+      "sh", "-c", "trap 'exit 7' USR2; i=0; while [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; exit 3"};
   auto [status, took] = run_with_end_signal(program, 1);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 7) << "the program got the signal; its own code stands";
