@@ -8,6 +8,7 @@
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/runtime/end_signal.hpp"
 #include "ezpz/runtime/launch.hpp"
+#include "ezpz/runtime/restarts.hpp"
 #include "ezpz/runtime/retry.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/signals.hpp"
@@ -29,6 +30,7 @@ struct LaunchOptions {
   double retry_delay = 10.0;
   std::string signal = "USR2";
   std::string signal_before;
+  long max_restarts = -1;  // -1: no limit
   bool verbatim = false;
   bool dry_run = false;
 };
@@ -67,6 +69,27 @@ void plan_end_signal(const LaunchOptions& options, Supervision& supervision) {
   if (auto end = end_signal(process_env())) supervision.end_signal_due = end->due;
 }
 
+// --max-restarts: a requeued job that has been restarted more often than its spec allows ends here.
+void check_restarts(const LaunchOptions& options) {
+  if (options.max_restarts < 0) return;
+  Environment env = Environment::from_process();
+  const SystemProfile& profile = env.catalog.system(runtime_system(env, options.system));
+  SystemProcessRunner runner;
+  Restarts restarts = job_restarts(env.catalog.scheduler(profile.scheduler), process_env(), runner);
+  if (!restarts.count) {
+    std::cerr << "ezpz launch: warning: cannot tell how often this job has been restarted (" << restarts.source
+              << "); running it\n";
+  } else if (*restarts.count > options.max_restarts) {
+    throw UserError("this job has been restarted " + std::to_string(*restarts.count) + " times (" + restarts.source +
+                        "), more than the " + std::to_string(options.max_restarts) +
+                        " that supervise.requeue allows: not running it again",
+                    "submit it again to start afresh");
+  } else if (*restarts.count > 0) {
+    std::cerr << "ezpz launch: restart " << *restarts.count << " of at most " << options.max_restarts << " ("
+              << restarts.source << ")\n";
+  }
+}
+
 std::string shown_command(const std::vector<std::string>& words) {
   std::vector<std::string> quoted;
   for (const auto& word : words) quoted.push_back(shell_quote(word));
@@ -91,6 +114,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   Supervision supervision;
   supervision.idle_timeout_seconds = duration_seconds(options.timeout);
   plan_end_signal(options, supervision);
+  check_restarts(options);
   RetryPolicy policy;
   policy.retries = options.retries;
   policy.first_delay = options.retry_delay;
@@ -172,6 +196,11 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       ->add_option("--signal", options->signal,
                    "the signal --signal-before sends (default USR2): " + join(signal_names(), ", "))
       ->check(CLI::Validator(signal_problem, "SIGNAL"));
+  command
+      ->add_option("--max-restarts", options->max_restarts,
+                   "in a requeued job: run nothing (exit 1) once the scheduler has restarted the job more than N "
+                   "times (supervise.requeue)")
+      ->check(CLI::Range(0L, 1000L));
   command->add_flag("--verbatim", options->verbatim,
                     "CMD is the whole launcher command (mpiexec … ezpz exec -- …), as rendered scripts give it: "
                     "run it as it is, under the options above");

@@ -27,7 +27,7 @@ int run_status(const StatusFlags& flags) {
   }
   SystemProcessRunner runner;
   nlohmann::json all = nlohmann::json::array();
-  if (!flags.json) std::cout << "JOB ID                    NAME                 STATE       EXIT  SUBMITTED\n";
+  if (!flags.json) std::cout << "JOB ID                    NAME                 STATE       EXIT  STARTS  SUBMITTED\n";
   for (const auto& id : ids) {
     JobRef ref = find_job(env, root, id, flags.system);
     JobStatus status = query_status(*ref.scheduler, ref.job_id, runner);
@@ -36,12 +36,14 @@ int run_status(const StatusFlags& flags) {
     if (flags.json) {
       all.push_back({{"job_id", ref.job_id}, {"name", name}, {"state", status.state},
                      {"exit_code", status.exit_code ? nlohmann::json(*status.exit_code) : nlohmann::json()},
+                     {"starts", status.starts ? nlohmann::json(*status.starts) : nlohmann::json()},
                      {"scheduler_state", status.scheduler_state}, {"detail", status.detail},
                      {"record", ref.record ? ref.record->dir : ""}});
       continue;
     }
     auto pad = [](std::string text, size_t width) { return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' '); };
-    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(status.state, 12) << pad(exit, 6)
+    std::string starts = status.starts ? std::to_string(*status.starts) : "-";
+    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(status.state, 12) << pad(exit, 6) << pad(starts, 8)
               << (ref.record ? ref.record->submitted_at : "") << (status.detail.empty() ? "" : "  (" + status.detail + ")")
               << "\n";
   }

@@ -59,6 +59,9 @@ std::map<std::string, std::string> Resolver::placeholder_values(const Queue* que
       {"mail.user", text(s.mail.user)},
       {"mail.events", mail_events},
       {"after", joined(s.after)},
+      {"supervise.requeue", s.supervise.requeue ? std::to_string(s.supervise.requeue->value) : std::string()},
+      // Output files of a job that starts again keep what the earlier starts wrote.
+      {"output_mode", s.supervise.requeue ? "append" : ""},
   };
 }
 
@@ -71,6 +74,8 @@ void Resolver::build_commands(const Queue* queue) {
   if (queue) merge_templates(templates, queue->directives);
   if (stages_to_node_local()) merge_templates(templates, profile.node.node_local_directives);
   for (const auto& [name, text] : templates) {
+    // A directive named after a spec key that is not set is left out, placeholders or not.
+    if (auto value = values.find(name); value != values.end() && value->second.empty()) continue;
     auto words = expand_option_group(*text, values, profile.path + ": directive '" + name + "'");
     if (!words) continue;
     std::vector<std::string> parts;

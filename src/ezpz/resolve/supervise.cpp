@@ -1,5 +1,7 @@
 // The `supervise:` keys: their checks against the walltime, the default signal, and the options they
 // become on the `ezpz launch` line of a rendered script.
+#include <algorithm>
+
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -7,6 +9,13 @@ namespace ezpz {
 
 void Resolver::resolve_supervise() {
   SuperviseSpec& supervise = job.spec.supervise;
+  bool can_requeue = std::any_of(job.scheduler->directives.begin(), job.scheduler->directives.end(),
+                                 [](const auto& directive) { return directive.first == "supervise.requeue"; });
+  if (supervise.requeue && !can_requeue && !inputs.for_launch) {
+    d.error(at(supervise.requeue->origin),
+            "'supervise.requeue' needs a scheduler that requeues jobs, and system '" + job.profile->name +
+                "' (scheduler " + job.scheduler->name + ") has none");
+  }
   if (supervise.signal && !supervise.signal_before) {
     d.error(at(supervise.signal->origin), "'supervise.signal' is set, but not 'supervise.signal_before'",
             "add supervise.signal_before: 2m (how long before the walltime ends the ranks get the signal)");
@@ -35,6 +44,7 @@ std::vector<std::string> supervise_options(const JobSpec& spec) {
   std::vector<std::string> words;
   if (supervise.timeout) words.insert(words.end(), {"--timeout", format_walltime(supervise.timeout->value)});
   if (supervise.retries) words.insert(words.end(), {"--retries", std::to_string(supervise.retries->value)});
+  if (supervise.requeue) words.insert(words.end(), {"--max-restarts", std::to_string(supervise.requeue->value)});
   if (supervise.retry_delay) {
     words.insert(words.end(), {"--retry-delay", std::to_string(supervise.retry_delay->value)});
   }

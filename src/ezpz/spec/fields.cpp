@@ -426,6 +426,11 @@ const std::vector<FieldDef>& fields() {
         field(
             "supervise.signal", [](auto& s) -> auto& { return s.supervise.signal; }, choice_type(signal_names()),
             "the signal sent before the walltime ends; default USR2", !env),
+        field(
+            "supervise.requeue", [](auto& s) -> auto& { return s.supervise.requeue; }, number_type(1, 1000),
+            "let the scheduler requeue the job after a node failure or preemption, up to this many times; output "
+            "is appended across starts",
+            !env),
     };
   }();
   return k_fields;

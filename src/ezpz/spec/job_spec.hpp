@@ -44,6 +44,7 @@ struct SuperviseSpec {
   Field<long> retry_delay;    // seconds before the first retry; later waits double
   Field<long> signal_before;  // seconds before the walltime ends that the ranks get `signal`
   Field<std::string> signal;  // a name of signal_names(); default USR2
+  Field<long> requeue;        // restarts the scheduler may make after a node failure or preemption
 };
 
 struct MailSpec {

@@ -50,6 +50,7 @@ const PbsField k_pbs_fields[] = {
     {"comment", &nlohmann::json::is_string, "a string"},
     {"substate", &nlohmann::json::is_number_integer, "an integer"},
     {"Exit_status", &nlohmann::json::is_number_integer, "an integer"},
+    {"run_count", &nlohmann::json::is_number_integer, "an integer"},
 };
 
 bool fits_int(const nlohmann::json& number) {
@@ -91,6 +92,8 @@ bool parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatu
   }
   status.scheduler_state = job.value("job_state", "");
   status.state = mapped(scheduler, status.scheduler_state);
+  // run_count: each start (pbs_job_attributes(7B)); absent until the job first runs.
+  if (auto runs = job.find("run_count"); runs != job.end()) status.starts = runs->get<int>();
   if (status.state != "ended") return true;
   std::string comment = job.value("comment", "");
   bool deleted = job.value("substate", 0) == k_pbs_substate_terminated;
@@ -142,6 +145,17 @@ bool slurm_status(const Scheduler& scheduler, const SlurmFields& fields, JobStat
     status.detail = reason + ": Slurm will never start it (scancel it)";
   }
   const JobState* state = find_job_state(status.state);
+  // Restarts=N counts the requeues (scontrol(1)); the current run counts when it started.
+  if (auto restarts = fields.find("Restarts"); restarts != fields.end() && !restarts->second.empty() &&
+                                               restarts->second.size() < 6 &&
+                                               restarts->second.find_first_not_of("0123456789") == std::string::npos) {
+    // A job that ended ran, unless it never did (not-run) or was cancelled before it started.
+    auto run_time = fields.find("RunTime");
+    bool ran = run_time != fields.end() && run_time->second != "00:00:00";
+    bool started = status.state == "running" ||
+                   (state && state->done && status.state != "not-run" && (status.state != "cancelled" || ran));
+    status.starts = std::stol(restarts->second) + (started ? 1 : 0);
+  }
   auto code = fields.find("ExitCode");
   if (code != fields.end() && state && state->done && status.state != "not-run") {
     // "code:signal"; anything else (a newer format, garbage) leaves the exit code unknown.

@@ -16,6 +16,7 @@ struct JobStatus {
   std::optional<int> exit_code;   // the job's own exit code (128 + N when signal N killed it)
   std::string scheduler_state;    // as the scheduler said it ("PENDING", "F" …)
   std::string detail;             // why the state is what it is, when not obvious
+  std::optional<long> starts;     // how many times it has started (requeued jobs start again); unknown: nullopt
 
   // The job will not change any more.
   bool done() const;

@@ -62,7 +62,9 @@ const std::vector<Case> k_cases = {
     // Allowed: options no spec key owns, and replacing a profile's own directive.
     {"aurora", "-l place=scatter:group=tier0", ""},
     {"aurora", "-k oe", ""},
-    {"aurora", "-r y", ""},
+    {"aurora", "-r y", "sets '-r', which the spec key 'supervise.requeue' owns"},
+    {"slurm", "--requeue", "sets '--requeue', which the spec key 'supervise.requeue' owns"},
+    {"slurm", "--open-mode=append", ""},
     {"frontier", "-q premium", ""},  // the batch queue is the partition only; a QOS is the user's
     {"frontier", "-S 0", ""},
     {"slurm", "--exclusive", ""},

@@ -269,3 +269,45 @@ TEST(QueryStatus, ASchedulerThatCannotRunIsAnError) {
 
 }  // namespace
 }  // namespace ezpz
+
+namespace ezpz {
+namespace {
+
+// How many times a job has started: PBS run_count, Slurm Restarts plus the current run.
+struct StartsCase {
+  const char* scheduler;
+  std::string answer;
+  long starts;  // -1: unknown
+};
+
+TEST(QueryStatus, CountsTheStartsOfARequeuedJob) {
+  const StartsCase cases[] = {
+      {"pbs", pbs("Q"), -1},  // never ran: no run_count yet
+      {"pbs", pbs("R", R"(,"run_count":1)"), 1},
+      {"pbs", pbs("F", R"(,"Exit_status":0,"run_count":3)"), 3},
+      {"slurm", "JobId=42 JobState=PENDING Reason=None Restarts=0 RunTime=00:00:00\n", 0},
+      {"slurm", "JobId=42 JobState=RUNNING Reason=None Restarts=0 RunTime=00:00:05\n", 1},
+      {"slurm", "JobId=42 JobState=PENDING Reason=BeginTime Restarts=1 RunTime=00:00:00\n", 1},  // requeued
+      {"slurm", "JobId=42 JobState=RUNNING Reason=None Restarts=1 RunTime=00:00:01\n", 2},
+      // A second run that took no time at all still ran.
+      {"slurm", "JobId=42 JobState=COMPLETED Reason=None Restarts=1 RunTime=00:00:00 ExitCode=0:0\n", 2},
+      {"slurm", "JobId=42 JobState=CANCELLED Reason=None Restarts=1 RunTime=00:00:00 ExitCode=0:0\n", 1},
+      {"slurm", "JobId=42 JobState=RUNNING Reason=None Restarts=x RunTime=00:00:01\n", -1},
+      {"slurm", "JobId=42 JobState=RUNNING Reason=None RunTime=00:00:01\n", -1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.answer);
+    test::FakeRunner runner;
+    runner.answers.push_back({0, c.answer, ""});
+    JobStatus status = query_status(test::builtin_catalog().scheduler(c.scheduler), "42", runner);
+    if (c.starts < 0) {
+      EXPECT_FALSE(status.starts);
+    } else {
+      ASSERT_TRUE(status.starts);
+      EXPECT_EQ(*status.starts, c.starts);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ezpz
