@@ -3,7 +3,8 @@
 # The signal before the walltime on the real Slurm cluster: a 2-node x 2-rank job with a 2-minute
 # walltime asks for USR2 60 s before its end (supervise.signal_before). Every rank (a Python program
 # that traps it, through srun and ezpz exec) writes a marker when the signal arrives; the markers come
-# from both nodes, and their times are within a few seconds of Slurm's StartTime + 60 s.
+# from both nodes, and their times are within a few seconds of Slurm's StartTime + 60 s. The job also
+# asks for supervise.label: every rank's line in the job's output carries its rank.
 #   end_signal_test.sh CLUSTER_DIR EZPZ
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -26,7 +27,7 @@ ranks_per_node: 2
 walltime: 2m
 env: {MASTER_ADDR: 127.0.0.1}
 run: [$python, $here/../e2e/end_signal_rank.py, $markers, "170"]
-supervise: {signal_before: 60s}
+supervise: {signal_before: 60s, label: true}
 YAML
 
 job=$(timeout -k 5 200 "$ezpz" submit job.yaml --wait 2>"$workdir/submit.err")
@@ -45,6 +46,8 @@ check "... on both nodes" test "$(awk '{ print $4 }' "$markers" 2>/dev/null | so
 check "... 60 s before the end: StartTime + 60 s, within 3 s (StartTime $start)" \
   awk -v due=$((start + 60)) '{ if ($2 < due - 1 || $2 > due + 3) bad = 1 } END { exit bad }' "$markers"
 output=$(scontrol -o show job "$job" 2>/dev/null | grep -o 'StdOut=[^ ]*' | cut -d= -f2)
+check "supervise.label: each rank's line carries its rank ($(grep -c ready "$output" 2>/dev/null) ready lines)" \
+  test "$(grep -c '^\[rank \([0-3]\)\] rank \1 ready$' "$output" 2>/dev/null)" -eq 4
 check "rank 0 said it sent the signal, once ($(tail -n 3 "$output" 2>/dev/null))" \
   test "$(grep -c "ezpz exec: the allocation ends in 00:01:00; sending USR2" "$output" 2>/dev/null)" -eq 1
 finish

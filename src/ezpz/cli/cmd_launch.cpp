@@ -1,6 +1,7 @@
 // `ezpz launch -- CMD`: start every rank of CMD in this allocation with the system's own launcher.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -31,6 +32,8 @@ struct LaunchOptions {
   std::string signal = "USR2";
   std::string signal_before;
   long max_restarts = -1;  // -1: no limit
+  bool label = false;
+  std::string log_dir;
   bool verbatim = false;
   bool dry_run = false;
 };
@@ -115,6 +118,11 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   supervision.idle_timeout_seconds = duration_seconds(options.timeout);
   plan_end_signal(options, supervision);
   check_restarts(options);
+  // Per-rank output: every rank's ezpz exec reads these (runtime/rank_output.hpp).
+  if (options.label) setenv("EZPZ_LABEL", "1", 1);
+  if (!options.log_dir.empty()) {
+    setenv("EZPZ_LOG_DIR", std::filesystem::absolute(options.log_dir).lexically_normal().c_str(), 1);
+  }
   RetryPolicy policy;
   policy.retries = options.retries;
   policy.first_delay = options.retry_delay;
@@ -201,6 +209,9 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
                    "in a requeued job: run nothing (exit 1) once the scheduler has restarted the job more than N "
                    "times (supervise.requeue)")
       ->check(CLI::Range(0L, 1000L));
+  command->add_flag("--label", options->label, "prefix each line of output with its rank: [rank 3] …");
+  command->add_option("--log-dir", options->log_dir,
+                      "write each rank's stdout and stderr to DIR/rank-N.log (appended); the console shows rank 0");
   command->add_flag("--verbatim", options->verbatim,
                     "CMD is the whole launcher command (mpiexec … ezpz exec -- …), as rendered scripts give it: "
                     "run it as it is, under the options above");

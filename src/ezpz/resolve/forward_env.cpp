@@ -17,6 +17,8 @@ std::vector<std::pair<std::string, std::string>> handoff_env(const ResolvedJob& 
     handoff.emplace_back("EZPZ_END_SIGNAL", supervise.signal->value);
     handoff.emplace_back("EZPZ_SIGNAL_BEFORE", std::to_string(supervise.signal_before->value));
   }
+  if (supervise.label && supervise.label->value) handoff.emplace_back("EZPZ_LABEL", "1");
+  if (supervise.log_dir) handoff.emplace_back("EZPZ_LOG_DIR", supervise.log_dir->value);
   return handoff;
 }
 

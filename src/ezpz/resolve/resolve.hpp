@@ -51,8 +51,8 @@ struct ResolvedJob {
 };
 
 // The hand-off variables a script exports for the runtime after EZPZ_BIN, in order: EZPZ_SYSTEM,
-// EZPZ_TORCH_BACKEND, EZPZ_TORCH_DEVICE, and with supervise.signal_before EZPZ_END_SIGNAL and
-// EZPZ_SIGNAL_BEFORE (docs/runtime-env.md).
+// EZPZ_TORCH_BACKEND, EZPZ_TORCH_DEVICE, and from the supervise keys EZPZ_END_SIGNAL,
+// EZPZ_SIGNAL_BEFORE, EZPZ_LABEL and EZPZ_LOG_DIR (docs/runtime-env.md).
 std::vector<std::pair<std::string, std::string>> handoff_env(const ResolvedJob& job);
 
 // The `ezpz launch` options that the spec's supervise keys stand for ("--timeout", "1800s", …); empty

@@ -69,7 +69,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
       if (auto set = env(name); !set || set->empty()) plan.env.emplace_back(name, value.value);
     }
     // Passed by name besides what a rendered script forwards: --hostfile, and the end signal's request.
-    std::vector<std::string> names = {"EZPZ_JOB_END_TIME", "EZPZ_END_SIGNAL", "EZPZ_SIGNAL_BEFORE"};
+    std::vector<std::string> names = {"EZPZ_JOB_END_TIME", "EZPZ_END_SIGNAL", "EZPZ_SIGNAL_BEFORE", "EZPZ_LABEL",
+                                      "EZPZ_LOG_DIR"};
     if (!request.hostfile.empty()) names.insert(names.begin(), "EZPZ_HOSTFILE");
     for (const auto& name : names) {
       if (auto value = env(name); name != "EZPZ_HOSTFILE" && (!value || value->empty())) continue;

@@ -5,10 +5,13 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -16,6 +19,9 @@
 #include <iostream>
 #include <optional>
 
+#include "ezpz/runtime/line_forwarder.hpp"
+#include "ezpz/runtime/rank_output.hpp"
+#include "ezpz/util/error.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -128,11 +134,48 @@ bool stop_signal_pending() {
   return sigismember(&pending, SIGTERM) == 1;
 }
 
+// The program's stdout and stderr through pipes, as whole lines, to RankOutput.
+struct CapturedOutput {
+  RankOutput output;
+  LineForwarder lines;
+  std::array<int, 2> read_ends{-1, -1};  // stdout, stderr
+
+  explicit CapturedOutput(const RankOutputPlan& plan)
+      : output(plan), lines([this](long fd, std::string_view bytes) { output.write(static_cast<int>(fd), bytes); }) {}
+  // Passes on what the pipe of `fd` (1 or 2) holds now, or with `drain` up to 1 MiB of it; closes it at its end.
+  void read_from(int fd, bool drain) {
+    int& end = read_ends[static_cast<std::size_t>(fd - 1)];
+    char buffer[65536];
+    std::size_t total = 0;
+    while (end >= 0 && total < (1u << 20)) {
+      ssize_t count = read(end, buffer, sizeof buffer);
+      if (count > 0) {
+        lines.feed(fd, std::string_view(buffer, static_cast<std::size_t>(count)));
+        total += static_cast<std::size_t>(count);
+        if (!drain) return;
+      } else if (count < 0 && errno == EINTR) {
+        continue;
+      } else if (count < 0 && errno == EAGAIN) {
+        return;
+      } else {
+        close(end);
+        end = -1;
+      }
+    }
+  }
+  void finish() {
+    for (int fd : {1, 2}) {
+      read_from(fd, true);
+      lines.finish(fd);
+    }
+  }
+};
+
 int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) {
   int pmi_fd = plan.pmi_client ? pmi_connect() : -1;
 
-  // Every signal of interest waits for sigwaitinfo below; SIGCHLD needs a handler (not SIG_IGN, which
-  // would reap the child before waitpid sees it).
+  // Every signal of interest is read from a signalfd below; SIGCHLD needs a handler (not SIG_IGN,
+  // which would reap the child before waitpid sees it).
   std::signal(SIGCHLD, on_child);
   sigset_t original = start_mask();
   sigset_t watched;
@@ -141,6 +184,22 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
   for (int sig : k_forwarded_signals) sigaddset(&watched, sig);
   sigprocmask(SIG_BLOCK, &watched, nullptr);
   if (stop_signal_pending()) return k_exit_stopped;  // stopped before the program started
+  int signal_fd = signalfd(-1, &watched, SFD_CLOEXEC);
+  if (signal_fd < 0) return start_error(program[0], errno);
+
+  std::optional<CapturedOutput> captured;
+  std::array<int, 4> pipes{-1, -1, -1, -1};  // stdout read, write; stderr read, write
+  if (plan.output.active()) {
+    try {
+      captured.emplace(plan.output);
+    } catch (const UserError& problem) {
+      std::cerr << "ezpz exec: error: " << problem.what() << "\n";
+      return 1;
+    }
+    if (pipe2(&pipes[0], O_CLOEXEC) != 0 || pipe2(&pipes[2], O_CLOEXEC) != 0) return start_error(program[0], errno);
+    for (int end : {pipes[0], pipes[2]}) fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK);
+    captured->read_ends = {pipes[0], pipes[2]};
+  }
 
   std::vector<std::string> words = program;
   auto argv = argv_of(words);  // before fork: the child only execs or exits
@@ -155,6 +214,11 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
     if (getppid() != parent) _exit(128 + SIGKILL);  // ezpz exec died before the line above
     std::signal(SIGCHLD, SIG_DFL);
     if (plan.forward_signals) setpgid(0, 0);  // each signal reaches it once: from ezpz exec
+    if (plan.output.active()) {
+      dup2(pipes[1], STDOUT_FILENO);
+      dup2(pipes[3], STDERR_FILENO);
+      setenv("PYTHONUNBUFFERED", "1", 0);  // a pipe would hold Python's output back until it exits
+    }
     sigprocmask(SIG_SETMASK, &original, nullptr);
     execvp(argv[0], argv.data());
     int error = errno;
@@ -163,6 +227,10 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
     _exit(127);
   }
   close(exec_error[1]);
+  if (plan.output.active()) {
+    close(pipes[1]);
+    close(pipes[3]);
+  }
   int error = 0;
   bool exec_failed = read(exec_error[0], &error, sizeof error) == static_cast<ssize_t>(sizeof error);
   close(exec_error[0]);
@@ -179,30 +247,36 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
     end.reset();
   }
   for (;;) {
-    siginfo_t info;
-    int sig = 0;
-    if (end) {
-      long left = end->due - static_cast<long>(std::time(nullptr));
-      if (left <= 0) {
-        if (plan.announce) {
-          std::cerr << "ezpz exec: the allocation ends in " << format_walltime(end->before) << "; sending "
-                    << signal_name(end->signal) << " to the program of every rank\n";
-        }
-        kill(child, end->signal);
-        end.reset();
-        continue;
+    if (end && end->due <= static_cast<long>(std::time(nullptr))) {
+      if (plan.announce) {
+        std::cerr << "ezpz exec: the allocation ends in " << format_walltime(end->before) << "; sending "
+                  << signal_name(end->signal) << " to the program of every rank\n";
       }
-      timespec wait{left, 0};
-      sig = sigtimedwait(&watched, &info, &wait);
-      if (sig < 0 && errno == EAGAIN) continue;
-    } else {
-      sig = sigwaitinfo(&watched, &info);
+      kill(child, end->signal);
+      end.reset();
     }
+    std::vector<pollfd> ready = {{signal_fd, POLLIN, 0}};
+    if (captured) {
+      for (int fd : captured->read_ends) {
+        if (fd >= 0) ready.push_back({fd, POLLIN, 0});
+      }
+    }
+    long left_ms = end ? (end->due - static_cast<long>(std::time(nullptr))) * 1000 : -1;
+    if (poll(ready.data(), ready.size(), static_cast<int>(std::min<long>(left_ms, 3600 * 1000L))) <= 0) continue;
+    for (std::size_t i = 1; i < ready.size(); ++i) {
+      if (ready[i].revents != 0) captured->read_from(ready[i].fd == captured->read_ends[0] ? 1 : 2, false);
+    }
+    if (!(ready[0].revents & POLLIN)) continue;
+    signalfd_siginfo info{};
+    if (read(signal_fd, &info, sizeof info) != sizeof info) continue;
+    int sig = static_cast<int>(info.ssi_signo);
     if (sig == SIGTERM) stopped = true;
     if (waitpid(child, &status, WNOHANG) == child) break;
-    if (sig <= 0 || sig == SIGCHLD) continue;
+    if (sig == SIGCHLD) continue;
     if (plan.forward_signals) kill(child, sig);
   }
+  close(signal_fd);
+  if (captured) captured->finish();  // the program's last lines, before its end is reported
   if (exec_failed) status = W_EXITCODE(start_error(program[0], error), 0);
   // Slurm's step tracking may signal the program before ezpz exec, and its SIGCHLD may come first.
   if (stopped || stop_signal_pending() || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)) return k_exit_stopped;
@@ -240,15 +314,24 @@ RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env) {
   for (const auto& rule : k_run_rules) {
     if (rank.launcher != rule.launcher) continue;
     if (*rule.needs != '\0' && !env(rule.needs)) continue;
-    plan = RankRunPlan{RankRun::supervise, rule.forward_signals, rule.pmi_client, rule.reason, {}, false};
+    plan.run = RankRun::supervise;
+    plan.forward_signals = rule.forward_signals;
+    plan.pmi_client = rule.pmi_client;
+    plan.reason = rule.reason;
     break;
   }
   plan.end_signal = end_signal(env);
-  if (plan.end_signal && plan.run == RankRun::exec) {
-    // The launcher signals the process it started, which is ezpz exec now: pass its signals on.
-    plan = RankRunPlan{RankRun::supervise, true, false, "the end signal is sent by ezpz exec", plan.end_signal, false};
-  }
+  plan.output.label = env("EZPZ_LABEL").value_or("") == "1";
+  plan.output.log_dir = env("EZPZ_LOG_DIR").value_or("");
+  plan.output.rank = rank.rank;
+  plan.output.console = rank.rank == 0 || plan.output.log_dir.empty();
   plan.announce = rank.rank == 0;
+  if (plan.run == RankRun::exec && (plan.end_signal || plan.output.active())) {
+    // The launcher signals the process it started, which is ezpz exec now: pass its signals on.
+    plan.run = RankRun::supervise;
+    plan.forward_signals = true;
+    plan.reason = plan.end_signal ? "the end signal is sent by ezpz exec" : "the output passes through ezpz exec";
+  }
   return plan;
 }
 

@@ -7,6 +7,7 @@
 
 #include "ezpz/runtime/end_signal.hpp"
 #include "ezpz/runtime/environment.hpp"
+#include "ezpz/runtime/rank_output.hpp"
 #include "ezpz/runtime/rank.hpp"
 
 namespace ezpz {
@@ -23,6 +24,7 @@ struct RankRunPlan {
   std::string reason;            // why it is supervised, for `ezpz exec --print`
   std::optional<EndSignal> end_signal;  // sent to the program when due (runtime/end_signal.hpp)
   bool announce = false;                // this rank says on stderr when it sends the end signal (rank 0)
+  RankOutputPlan output;                // --label, --log-dir: the output passes through ezpz exec
 };
 
 // Holds SIGTERM back from the start of `ezpz exec` until run_rank: a rank the launcher stops while
@@ -32,7 +34,8 @@ void defer_stop_signal();
 
 // Chooses from the launcher that started the rank (RankInfo::launcher) and its environment, from one
 // table: a Slurm step task and an MPICH Hydra rank are supervised, every other launcher gets exec,
-// unless the environment asks for the end signal (end_signal()), which a supervisor sends.
+// unless the environment asks for the end signal (end_signal()), which a supervisor sends, or for
+// per-rank output (EZPZ_LABEL=1, EZPZ_LOG_DIR), which passes through one.
 // Throws UserError for a malformed end-signal request.
 RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env);
 

@@ -44,6 +44,9 @@ json to_json(const std::string& value) {
 json to_json(long value) {
   return value;
 }
+json to_json(bool value) {
+  return value;
+}
 json to_json(const std::vector<std::string>& value) {
   return value;
 }
@@ -127,6 +130,11 @@ ValueType<long> auto_count_type() {
                               ", found " + node.describe());
             return value;
           }};
+}
+
+ValueType<bool> bool_type() {
+  return {[=] { return json{{"type", "boolean"}}; },
+          [](const Node& node, const std::string& path, Diagnostics& d) { return read_bool(node, path, d); }};
 }
 
 ValueType<long> number_type(long min, long max) {
@@ -430,6 +438,13 @@ const std::vector<FieldDef>& fields() {
             "supervise.requeue", [](auto& s) -> auto& { return s.supervise.requeue; }, number_type(1, 1000),
             "let the scheduler requeue the job after a node failure or preemption, up to this many times; output "
             "is appended across starts",
+            !env),
+        field(
+            "supervise.label", [](auto& s) -> auto& { return s.supervise.label; }, bool_type(),
+            "prefix each line of output with its rank: [rank 3] …", !env),
+        field(
+            "supervise.log_dir", [](auto& s) -> auto& { return s.supervise.log_dir; }, text_type(),
+            "write each rank's output (stdout and stderr) to DIR/rank-N.log, appended; the console shows rank 0",
             !env),
     };
   }();

@@ -45,6 +45,8 @@ struct SuperviseSpec {
   Field<long> signal_before;  // seconds before the walltime ends that the ranks get `signal`
   Field<std::string> signal;  // a name of signal_names(); default USR2
   Field<long> requeue;        // restarts the scheduler may make after a node failure or preemption
+  Field<bool> label;          // prefix each output line with its rank
+  Field<std::string> log_dir;  // one file per rank there; the console shows rank 0
 };
 
 struct MailSpec {
