@@ -38,6 +38,7 @@ const Command k_commands[] = {
     {"logs", add_logs_command},
     {"exec", add_exec_command},
     {"launch", add_launch_command},
+    {"kill", add_kill_command},
     {"test", add_test_command},
     {"hostlist", add_hostlist_command},
     {"yeet", add_yeet_command},

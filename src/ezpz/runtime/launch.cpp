@@ -1,6 +1,8 @@
 // Planning a launch inside an allocation through the resolver.
 #include "ezpz/runtime/launch.hpp"
 
+#include <map>
+
 #include "ezpz/render/render.hpp"
 #include "ezpz/resolve/resolve.hpp"
 #include "ezpz/runtime/allocation.hpp"
@@ -8,6 +10,11 @@
 
 namespace ezpz {
 namespace {
+
+// What lets a second step share the allocation's resources with a running one, by launcher kind. srun(1),
+// Slurm 22.05: "--overlap allows steps to share all resources (CPUs, memory, and GRES) with all other
+// steps"; without it the step waits for the running one. mpiexec starts no step.
+const std::map<std::string, std::vector<std::string>> k_overlap_options = {{"srun", {"--overlap"}}};
 
 // A spec layer as if the user had written `--set key=value`.
 void set(JobSpec& spec, const std::string& key, const std::string& value, Diagnostics& d) {
@@ -25,7 +32,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     throw UserError("--nodes " + std::to_string(nodes) + " is more than the " + std::to_string(hosts) +
                     " hosts of this allocation (" + allocation.hosts_from + ")");
   }
-  std::optional<long> ppn = request.ppn;
+  std::optional<long> ppn = request.per_node ? std::optional<long>(1) : request.ppn;
   if (request.ranks) {
     if (!ppn) {
       if (*request.ranks % nodes != 0) {
@@ -59,7 +66,10 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   if (plan.kind == "local") return plan;  // run_local_ranks starts the ranks itself
 
   // --hostfile reaches the ranks as EZPZ_HOSTFILE, so that every rank agrees on the first host.
-  std::vector<CommandWord> launcher = job.launcher;
+  std::vector<CommandWord> launcher = request.per_node ? job.stage_launcher : job.launcher;
+  if (auto overlap = k_overlap_options.find(plan.kind); request.per_node && overlap != k_overlap_options.end()) {
+    for (const auto& word : overlap->second) launcher.insert(launcher.begin() + 1, CommandWord{word, false});
+  }
   if (!request.hostfile.empty()) plan.env.emplace_back("EZPZ_HOSTFILE", request.hostfile);
   const std::string& env_option = job.profile->launcher.env_option;
   if (!env_option.empty()) {
@@ -79,7 +89,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     }
   }
 
-  for (const auto& word : rank_command(launcher, job.profile->launcher.rank_wrapper, request.program)) {
+  bool wrapper = job.profile->launcher.rank_wrapper && !request.per_node;
+  for (const auto& word : rank_command(launcher, wrapper, request.program)) {
     if (!word.variable) {
       plan.argv.push_back(word.text);
     } else if (word.text == "EZPZ_BIN") {

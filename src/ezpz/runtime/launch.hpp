@@ -20,6 +20,9 @@ struct LaunchRequest {
   std::string hostfile;          // --hostfile
   std::string cpu_bind;          // --cpu-bind
   std::vector<std::string> program;
+  // One task per node, run as it is (no ezpz exec), beside a launch that may hold every resource:
+  // the staging launcher's words, plus what lets a step share them (srun --overlap). For `ezpz kill`.
+  bool per_node = false;
 };
 
 struct LaunchPlan {

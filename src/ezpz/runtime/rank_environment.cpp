@@ -1,6 +1,8 @@
 // Putting rank, rendezvous, device and backend together.
 #include "ezpz/runtime/rank_environment.hpp"
 
+#include "ezpz/runtime/kill.hpp"
+
 #include <netdb.h>
 
 #include <algorithm>
@@ -166,6 +168,7 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   if (out.device.visibility) out.exports.push_back(*out.device.visibility);
   out.exports.emplace_back("TORCH_DEVICE", out.device.torch_device);
   out.exports.emplace_back("TORCH_BACKEND", out.backend);
+  out.exports.emplace_back(k_rank_mark, rank_mark(job_id, rank.rank, node_name(env)));  // for `ezpz kill`
   out.run = rank_run_plan(rank, env);
   if (out.run.run == RankRun::supervise) out.notes.push_back("program supervised by ezpz exec: " + out.run.reason);
   if (inputs.profile != nullptr) {

@@ -1,0 +1,37 @@
+// `ezpz kill`: finding and signalling the rank processes that ezpz started, on this node. Every rank's
+// `ezpz exec` marks its program with EZPZ_RANK_MARK=<job id>:<rank>:<node> in the environment, which
+// the program's own children inherit; only processes of the calling user are looked at.
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "ezpz/runtime/environment.hpp"
+
+namespace ezpz {
+
+// The marker variable and its value for rank `rank` of job `job_id` ("" outside a job: "none") on
+// node `node` (node_name()).
+inline constexpr const char* k_rank_mark = "EZPZ_RANK_MARK";
+std::string rank_mark(const std::string& job_id, long rank, const std::string& node);
+
+// This node's name: SLURMD_NODENAME in a Slurm job (its node name, which virtual nodes of one host
+// do not share), else the host name.
+std::string node_name(const EnvLookup& env);
+
+struct MarkedProcess {
+  pid_t pid = 0;
+  std::string job_id;  // "none" outside a job
+  std::string rank;
+  std::string node;
+  std::string command;  // its command line, for the listing
+};
+
+// The calling user's processes under `proc_root` (normally /proc) marked for node `node`, leaving out
+// this process and its ancestors (`ezpz kill` run from inside a rank). With a non-empty `job_id`, only
+// that job's. Sorted by pid.
+std::vector<MarkedProcess> find_marked_processes(const std::string& job_id, const std::string& node,
+                                                 const std::string& proc_root = "/proc");
+
+}  // namespace ezpz
