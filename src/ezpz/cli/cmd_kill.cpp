@@ -38,8 +38,11 @@ int kill_here(const KillOptions& options) {
   for (const auto& process : processes) {
     bool sent = options.dry_run || kill(process.pid, sig) == 0;
     if (!sent) ++failed;
-    std::cout << where << (options.dry_run ? "would send " : sent ? "sent " : "could not send ") << signal_name(sig)
-              << " to " << process.pid << " (job " << process.job_id << ", rank " << process.rank
+    std::cout << where
+              << (options.dry_run ? "would send "
+                  : sent          ? "sent "
+                                  : "could not send ")
+              << signal_name(sig) << " to " << process.pid << " (job " << process.job_id << ", rank " << process.rank
               << "): " << printable(process.command) << "\n";
   }
   return failed == 0 ? k_exit_ok : k_exit_user_error;
@@ -77,7 +80,8 @@ void add_kill_command(CLI::App& app, CommandAction& action) {
           },
           "SIGNAL"));
   command->add_option("--job", options->job, "only the ranks of this job (default: the allocation's, when inside one)");
-  command->add_option("--system", options->system, "system profile for --all-nodes (default: $EZPZ_SYSTEM, else detected)");
+  command->add_option("--system", options->system,
+                      "system profile for --all-nodes (default: $EZPZ_SYSTEM, else detected)");
   command->add_flag("--all-nodes", options->all_nodes,
                     "on every node of the allocation, through its own launcher (one task per node; no SSH)");
   command->add_flag("--dry-run", options->dry_run, "list the processes, send nothing");

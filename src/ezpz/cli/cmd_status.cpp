@@ -34,18 +34,21 @@ int run_status(const StatusFlags& flags) {
     std::string name = ref.record ? ref.record->name : "";
     std::string exit = status.exit_code ? std::to_string(*status.exit_code) : "-";
     if (flags.json) {
-      all.push_back({{"job_id", ref.job_id}, {"name", name}, {"state", status.state},
+      all.push_back({{"job_id", ref.job_id},
+                     {"name", name},
+                     {"state", status.state},
                      {"exit_code", status.exit_code ? nlohmann::json(*status.exit_code) : nlohmann::json()},
                      {"starts", status.starts ? nlohmann::json(*status.starts) : nlohmann::json()},
-                     {"scheduler_state", status.scheduler_state}, {"detail", status.detail},
+                     {"scheduler_state", status.scheduler_state},
+                     {"detail", status.detail},
                      {"record", ref.record ? ref.record->dir : ""}});
       continue;
     }
     auto pad = [](std::string text, size_t width) { return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' '); };
     std::string starts = status.starts ? std::to_string(*status.starts) : "-";
     std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(status.state, 12) << pad(exit, 6) << pad(starts, 8)
-              << (ref.record ? ref.record->submitted_at : "") << (status.detail.empty() ? "" : "  (" + status.detail + ")")
-              << "\n";
+              << (ref.record ? ref.record->submitted_at : "")
+              << (status.detail.empty() ? "" : "  (" + status.detail + ")") << "\n";
   }
   // Scheduler output may hold any bytes: invalid UTF-8 becomes U+FFFD rather than an abort.
   if (flags.json) std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

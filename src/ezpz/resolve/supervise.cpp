@@ -12,9 +12,9 @@ void Resolver::resolve_supervise() {
   bool can_requeue = std::any_of(job.scheduler->directives.begin(), job.scheduler->directives.end(),
                                  [](const auto& directive) { return directive.first == "supervise.requeue"; });
   if (supervise.requeue && !can_requeue && !inputs.for_launch) {
-    d.error(at(supervise.requeue->origin),
-            "'supervise.requeue' needs a scheduler that requeues jobs, and system '" + job.profile->name +
-                "' (scheduler " + job.scheduler->name + ") has none");
+    d.error(at(supervise.requeue->origin), "'supervise.requeue' needs a scheduler that requeues jobs, and system '" +
+                                               job.profile->name + "' (scheduler " + job.scheduler->name +
+                                               ") has none");
   }
   if (supervise.signal && !supervise.signal_before) {
     d.error(at(supervise.signal->origin), "'supervise.signal' is set, but not 'supervise.signal_before'",

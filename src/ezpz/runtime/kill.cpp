@@ -75,11 +75,14 @@ std::vector<MarkedProcess> find_marked_processes(const std::string& job_id, cons
     if (!find_variable(read_all(entry.path().string() + "/environ"), k_rank_mark, mark)) continue;
     // job:rank:node; a job id may hold ':' itself, a rank and a node name do not.
     auto node_colon = mark.rfind(':');
-    auto rank_colon = node_colon == std::string::npos || node_colon == 0 ? std::string::npos
-                                                                          : mark.rfind(':', node_colon - 1);
+    auto rank_colon =
+        node_colon == std::string::npos || node_colon == 0 ? std::string::npos : mark.rfind(':', node_colon - 1);
     if (rank_colon == std::string::npos) continue;
-    MarkedProcess process{pid, mark.substr(0, rank_colon), mark.substr(rank_colon + 1, node_colon - rank_colon - 1),
-                          mark.substr(node_colon + 1), {}};
+    MarkedProcess process{pid,
+                          mark.substr(0, rank_colon),
+                          mark.substr(rank_colon + 1, node_colon - rank_colon - 1),
+                          mark.substr(node_colon + 1),
+                          {}};
     if (process.node != node || (!job_id.empty() && process.job_id != job_id)) continue;
     process.command = read_all(entry.path().string() + "/cmdline");
     std::replace(process.command.begin(), process.command.end(), '\0', ' ');

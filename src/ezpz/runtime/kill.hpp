@@ -3,8 +3,8 @@
 // the program's own children inherit; only processes of the calling user are looked at.
 #pragma once
 
-#include <string>
 #include <sys/types.h>
+#include <string>
 #include <vector>
 
 #include "ezpz/runtime/environment.hpp"

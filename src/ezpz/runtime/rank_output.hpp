@@ -11,9 +11,9 @@
 namespace ezpz {
 
 struct RankOutputPlan {
-  bool label = false;    // prefix each console line with "[rank N] "
-  std::string log_dir;   // "": none; else DIR/rank-N.log gets this rank's stdout and stderr
-  bool console = true;   // pass the output on to ezpz exec's own stdout and stderr
+  bool label = false;   // prefix each console line with "[rank N] "
+  std::string log_dir;  // "": none; else DIR/rank-N.log gets this rank's stdout and stderr
+  bool console = true;  // pass the output on to ezpz exec's own stdout and stderr
   long rank = 0;
 
   bool active() const { return label || !log_dir.empty(); }

@@ -7,8 +7,8 @@
 
 #include "ezpz/runtime/end_signal.hpp"
 #include "ezpz/runtime/environment.hpp"
-#include "ezpz/runtime/rank_output.hpp"
 #include "ezpz/runtime/rank.hpp"
+#include "ezpz/runtime/rank_output.hpp"
 
 namespace ezpz {
 

@@ -133,7 +133,9 @@ ValueType<long> auto_count_type() {
 }
 
 ValueType<bool> bool_type() {
-  return {[=] { return json{{"type", "boolean"}}; },
+  return {[=] {
+            return json{{"type", "boolean"}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) { return read_bool(node, path, d); }};
 }
 
@@ -444,8 +446,7 @@ const std::vector<FieldDef>& fields() {
             "prefix each line of output with its rank: [rank 3] …", !env),
         field(
             "supervise.log_dir", [](auto& s) -> auto& { return s.supervise.log_dir; }, text_type(),
-            "write each rank's output (stdout and stderr) to DIR/rank-N.log, appended; the console shows rank 0",
-            !env),
+            "write each rank's output (stdout and stderr) to DIR/rank-N.log, appended; the console shows rank 0", !env),
     };
   }();
   return k_fields;
