@@ -18,13 +18,7 @@ user_copy "$here/pals/mpiexec" >/dev/null
 rank=$(user_copy "$here/../e2e/end_signal_rank.py")
 python=/usr/bin/python3
 [[ -x $python ]] || cannot_run "Debian's python3 is not installed (scripts/install-deps.sh test)"
-cleanup() {
-  local jobs=()
-  mapfile -t jobs < <(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null)
-  ((${#jobs[@]} == 0)) || as_user qdel -W force "${jobs[@]}" </dev/null >/dev/null 2>&1
-  rm -rf "$workdir"
-}
-trap cleanup EXIT
+trap cleanup_user_jobs EXIT
 
 markers="$userdir/markers"
 cat >"$userdir/job.yaml" <<YAML

@@ -57,3 +57,15 @@ user_copy() { # user_copy PROGRAM [NAME]
   chown -R "$EZPZ_PBS_USER:" "$userdir/bin"
   echo "$copy"
 }
+
+# On exit: the test user's jobs deleted and gone (MoM would still write their output into $userdir),
+# then $workdir removed. For `trap cleanup_user_jobs EXIT` after enter_server.
+cleanup_user_jobs() {
+  local jobs=() deadline=$((SECONDS + 30))
+  mapfile -t jobs < <(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null)
+  if ((${#jobs[@]})); then
+    as_user qdel -W force "${jobs[@]}" </dev/null >/dev/null 2>&1
+    while [[ -n $(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null) ]] && ((SECONDS < deadline)); do sleep 0.5; done
+  fi
+  rm -rf "$workdir"
+}

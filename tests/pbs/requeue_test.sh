@@ -16,13 +16,7 @@ ezpz=$(user_copy "$2" ezpz)
 user_copy "$here/pals/mpiexec" >/dev/null
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
-cleanup() {
-  local jobs=()
-  mapfile -t jobs < <(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null)
-  ((${#jobs[@]} == 0)) || as_user qdel -W force "${jobs[@]}" </dev/null >/dev/null 2>&1
-  rm -rf "$workdir"
-}
-trap cleanup EXIT
+trap cleanup_user_jobs EXIT
 
 # spec FILE NAME REQUEUE RUN: a one-node, one-rank job whose output is in $userdir/NAME.out and .err.
 spec() {

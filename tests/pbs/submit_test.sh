@@ -16,18 +16,7 @@ enter_server "$server"
 ezpz=$(user_copy "$2" ezpz)
 user_copy "$here/pals/mpiexec" >/dev/null
 bin=$userdir/bin
-# On exit: the test user's jobs deleted and gone (MoM would still write their output into $userdir),
-# then $workdir removed.
-cleanup() {
-  local jobs=() deadline=$((SECONDS + 30))
-  mapfile -t jobs < <(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null)
-  if ((${#jobs[@]})); then
-    as_user qdel -W force "${jobs[@]}" </dev/null >/dev/null 2>&1
-    while [[ -n $(as_user qselect -u "$EZPZ_PBS_USER" </dev/null 2>/dev/null) ]] && ((SECONDS < deadline)); do sleep 0.5; done
-  fi
-  rm -rf "$workdir"
-}
-trap cleanup EXIT
+trap cleanup_user_jobs EXIT
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 
