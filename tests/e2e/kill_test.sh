@@ -7,7 +7,11 @@
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 ezpz=$1
-unset SLURMD_NODENAME EZPZ_JOB_ID PBS_JOBID SLURM_JOB_ID
+unset SLURMD_NODENAME PBS_JOBID SLURM_JOB_ID
+# A job id of this test's own, as inside an allocation: ezpz kill then touches only this job's ranks,
+# not those of tests running beside it (outside any job it would take all of the user's ranks here).
+export EZPZ_JOB_ID="ezpz-kill-test-$$"
+job=$EZPZ_JOB_ID
 node=$(hostname)
 pids="$workdir/pids"
 mkdir -p "$pids"
@@ -33,11 +37,11 @@ start_ranks() {
 # Bystanders: an unmarked process, another user's process with a mark, a rank marked for another node.
 sleep 300 &
 unmarked=$!
-EZPZ_RANK_MARK="none:0:other-node-$$" sleep 300 &
+EZPZ_RANK_MARK="$job:0:other-node-$$" sleep 300 &
 elsewhere=$!
 others=
 if id nobody >/dev/null 2>&1 && ((EUID == 0)); then
-  runuser -u nobody -- env EZPZ_RANK_MARK="none:0:$node" sleep 300 >/dev/null 2>&1 &
+  runuser -u nobody -- env EZPZ_RANK_MARK="$job:0:$node" sleep 300 >/dev/null 2>&1 &
   others=$!
 fi
 
@@ -46,7 +50,7 @@ check "three ranks started" start_ranks
 code=$?
 check "--dry-run exits 0 ($code)" test "$code" -eq 0
 check "--dry-run lists the 3 ranks and nothing else ($(tr '\n' '|' <"$workdir/dry.out"))" \
-  test "$(grep -c "ezpz kill on $node: would send TERM to [0-9]* (job none, rank [0-2]): sleep 300" "$workdir/dry.out")" -eq 3 \
+  test "$(grep -c "ezpz kill on $node: would send TERM to [0-9]* (job $job, rank [0-2]): sleep 300" "$workdir/dry.out")" -eq 3 \
   -a "$(wc -l <"$workdir/dry.out")" -eq 3
 for rank in 0 1 2; do check "... and rank $rank still runs" alive "$(cat "$pids/$rank")"; done
 "$ezpz" kill --job 12345.other >"$workdir/job.out" 2>&1
@@ -55,7 +59,7 @@ check "--job of another job touches nothing ($(cat "$workdir/job.out"))" grep -q
 code=$?
 check "kill exits 0 ($code)" test "$code" -eq 0
 check "it signalled the 3 ranks ($(tr '\n' '|' <"$workdir/kill.out"))" \
-  test "$(grep -c "sent KILL to [0-9]* (job none, rank [0-2])" "$workdir/kill.out")" -eq 3
+  test "$(grep -c "sent KILL to [0-9]* (job $job, rank [0-2])" "$workdir/kill.out")" -eq 3
 wait "$launch"
 code=$?
 check "the launch ended with the killed rank's code (137: $code)" test "$code" -eq 137
@@ -74,7 +78,7 @@ rm -f "$pids"/*
   fi
   exec sleep 300 # $marker" >"$workdir/launch.out" 2>"$workdir/launch.err"
 check "from inside rank 0: ranks 1 and 2 signalled, rank 0 not ($(tr '\n' '|' <"$workdir/inner.out"))" \
-  test "$(grep -c 'sent TERM to [0-9]* (job none, rank [12])' "$workdir/inner.out")" -eq 2 -a \
+  test "$(grep -c "sent TERM to [0-9]* (job $job, rank [12])" "$workdir/inner.out")" -eq 2 -a \
   "$(grep -c 'rank 0' "$workdir/inner.out")" -eq 0
 check "... and it exited 0" grep -q "kill: 0" "$workdir/inner.out"
 "$ezpz" kill --signal BOGUS >/dev/null 2>&1
