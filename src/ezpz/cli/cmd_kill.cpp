@@ -9,6 +9,7 @@
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/runtime/kill.hpp"
 #include "ezpz/runtime/launch.hpp"
+#include "ezpz/submit/process.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
@@ -60,9 +61,7 @@ int kill_everywhere(const KillOptions& options) {
   if (options.dry_run) request.program.push_back("--dry-run");
   LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
   if (plan.kind == "local") return kill_here(options);  // one node: this one
-  std::vector<std::string> quoted;
-  for (const auto& word : plan.argv) quoted.push_back(shell_quote(word));
-  std::cerr << "ezpz kill: " << join(quoted, " ") << "\n";
+  std::cerr << "ezpz kill: " << command_text(plan.argv) << "\n";
   SupervisedProcess launcher{plan.argv[0], plan.argv, {}, plan.env};
   return supervise_processes({launcher}, Supervision{}).code;
 }
@@ -74,11 +73,7 @@ void add_kill_command(CLI::App& app, CommandAction& action) {
   CLI::App* command =
       app.add_subcommand("kill", "Signal the ranks that ezpz started: on this node, or with --all-nodes on every node");
   command->add_option("--signal", options->signal, "the signal to send (default TERM): " + join(signal_names(), ", "))
-      ->check(CLI::Validator(
-          [](const std::string& text) {
-            return signal_number(text) ? std::string() : "not one of " + join(signal_names(), ", ");
-          },
-          "SIGNAL"));
+      ->check(CLI::Validator([](const std::string& text) { return signal_problem(text); }, "SIGNAL"));
   command->add_option("--job", options->job, "only the ranks of this job (default: the allocation's, when inside one)");
   command->add_option("--system", options->system,
                       "system profile for --all-nodes (default: $EZPZ_SYSTEM, else detected)");

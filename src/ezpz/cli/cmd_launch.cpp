@@ -11,6 +11,7 @@
 #include "ezpz/runtime/launch.hpp"
 #include "ezpz/runtime/restarts.hpp"
 #include "ezpz/runtime/retry.hpp"
+#include "ezpz/submit/process.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
@@ -52,10 +53,6 @@ long duration_seconds(const std::string& text) {
   return text.empty() ? 0 : parse_walltime(text, &why).value_or(0);
 }
 
-std::string signal_problem(const std::string& text) {
-  return signal_number(text) ? std::string() : "not one of " + join(signal_names(), ", ");
-}
-
 // The end signal: --signal-before exports what asks every rank's `ezpz exec` for it (and the
 // allocation's end, which it needs); without it a rendered script's hand-off may ask for it already.
 void plan_end_signal(const LaunchOptions& options, Supervision& supervision) {
@@ -73,9 +70,8 @@ void plan_end_signal(const LaunchOptions& options, Supervision& supervision) {
 }
 
 // --max-restarts: a requeued job that has been restarted more often than its spec allows ends here.
-void check_restarts(const LaunchOptions& options) {
+void check_restarts(const LaunchOptions& options, const Environment& env) {
   if (options.max_restarts < 0) return;
-  Environment env = Environment::from_process();
   const SystemProfile& profile = env.catalog.system(runtime_system(env, options.system));
   SystemProcessRunner runner;
   Restarts restarts = job_restarts(env.catalog.scheduler(profile.scheduler), process_env(), runner);
@@ -93,18 +89,12 @@ void check_restarts(const LaunchOptions& options) {
   }
 }
 
-std::string shown_command(const std::vector<std::string>& words) {
-  std::vector<std::string> quoted;
-  for (const auto& word : words) quoted.push_back(shell_quote(word));
-  return join(quoted, " ");
-}
-
 // --verbatim: CMD is the whole launcher command already (a rendered script's); run it, supervised.
 int launch_verbatim(const LaunchOptions& options, const std::vector<std::string>& command,
                     const Supervision& supervision, const RetryPolicy& policy) {
-  std::cerr << "ezpz launch: " << shown_command(command) << "\n";
+  std::cerr << "ezpz launch: " << command_text(command) << "\n";
   if (options.dry_run) {
-    std::cout << shown_command(command) << "\n";
+    std::cout << command_text(command) << "\n";
     return k_exit_ok;
   }
   std::string name = command.front().substr(command.front().find_last_of('/') + 1);
@@ -117,7 +107,8 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   Supervision supervision;
   supervision.idle_timeout_seconds = duration_seconds(options.timeout);
   plan_end_signal(options, supervision);
-  check_restarts(options);
+  Environment env = Environment::from_process();
+  check_restarts(options, env);
   // Per-rank output: every rank's ezpz exec reads these (runtime/rank_output.hpp).
   if (options.label) setenv("EZPZ_LABEL", "1", 1);
   if (!options.log_dir.empty()) {
@@ -127,7 +118,6 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   policy.retries = options.retries;
   policy.first_delay = options.retry_delay;
   if (options.verbatim) return launch_verbatim(options, program, supervision, policy);
-  Environment env = Environment::from_process();
   LaunchRequest request;
   request.system = runtime_system(env, options.system);
   if (options.ranks > 0) request.ranks = options.ranks;
@@ -144,9 +134,9 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
     shown.insert(shown.end(), program.begin(), program.end());
   }
   std::cerr << "ezpz launch: " << (plan.kind == "local" ? std::to_string(plan.total_ranks) + " local rank(s) of " : "")
-            << shown_command(shown) << "\n";
+            << command_text(shown) << "\n";
   if (options.dry_run) {
-    std::cout << shown_command(shown) << "\n";
+    std::cout << command_text(shown) << "\n";
     return k_exit_ok;
   }
   auto attempt = [&]() -> LaunchOutcome {
@@ -203,7 +193,7 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   command
       ->add_option("--signal", options->signal,
                    "the signal --signal-before sends (default USR2): " + join(signal_names(), ", "))
-      ->check(CLI::Validator(signal_problem, "SIGNAL"));
+      ->check(CLI::Validator([](const std::string& text) { return signal_problem(text); }, "SIGNAL"));
   command
       ->add_option("--max-restarts", options->max_restarts,
                    "in a requeued job: run nothing (exit 1) once the scheduler has restarted the job more than N "

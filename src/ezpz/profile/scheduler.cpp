@@ -19,9 +19,9 @@ void merge_templates(NamedTemplates& base, const NamedTemplates& overlay) {
   }
 }
 
-bool Scheduler::ends_at_walltime() const {
+bool Scheduler::has_directive(std::string_view name) const {
   return std::any_of(directives.begin(), directives.end(),
-                     [](const auto& directive) { return directive.first == "walltime" && directive.second; });
+                     [&](const auto& directive) { return directive.first == name && directive.second; });
 }
 
 }  // namespace ezpz

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,8 +59,10 @@ struct Scheduler {
   OptionTable options;                     // empty for none: nothing reads directive lines
   SourceRef source;
 
+  // Whether it has a directive named `name` (a spec key such as "walltime" or "supervise.requeue").
+  bool has_directive(std::string_view name) const;
   // Whether it ends a job at its walltime (it has a walltime directive); 'none' does not.
-  bool ends_at_walltime() const;
+  bool ends_at_walltime() const { return has_directive("walltime"); }
 };
 
 }  // namespace ezpz

@@ -1,7 +1,5 @@
 // The `supervise:` keys: their checks against the walltime, the default signal, and the options they
 // become on the `ezpz launch` line of a rendered script.
-#include <algorithm>
-
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -9,9 +7,7 @@ namespace ezpz {
 
 void Resolver::resolve_supervise() {
   SuperviseSpec& supervise = job.spec.supervise;
-  bool can_requeue = std::any_of(job.scheduler->directives.begin(), job.scheduler->directives.end(),
-                                 [](const auto& directive) { return directive.first == "supervise.requeue"; });
-  if (supervise.requeue && !can_requeue && !inputs.for_launch) {
+  if (supervise.requeue && !job.scheduler->has_directive("supervise.requeue") && !inputs.for_launch) {
     d.error(at(supervise.requeue->origin), "'supervise.requeue' needs a scheduler that requeues jobs, and system '" +
                                                job.profile->name + "' (scheduler " + job.scheduler->name +
                                                ") has none");

@@ -39,6 +39,10 @@ std::optional<int> signal_number(std::string_view name) {
   return std::nullopt;
 }
 
+std::string signal_problem(std::string_view text) {
+  return signal_number(text) ? std::string() : "not one of " + join(signal_names(), ", ");
+}
+
 std::string signal_name(int number) {
   for (const auto& entry : k_signals) {
     if (entry.number == number) return entry.name;

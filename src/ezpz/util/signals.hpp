@@ -16,6 +16,9 @@ const std::vector<std::string>& signal_names();
 // nullopt for anything else.
 std::optional<int> signal_number(std::string_view name);
 
+// "" when `text` names one of signal_names(), else why not: the check of every --signal option.
+std::string signal_problem(std::string_view text);
+
 // "USR2" for SIGUSR2; "signal N" for a number that has no name here.
 std::string signal_name(int number);
 
