@@ -1,7 +1,10 @@
 // Whole lines from several byte streams onto shared outputs (see line_forwarder.hpp).
 #include "ezpz/runtime/line_forwarder.hpp"
 
+#include <unistd.h>
+
 #include <cassert>
+#include <cerrno>
 #include <utility>
 
 namespace ezpz {
@@ -56,6 +59,28 @@ void LineForwarder::emit(long source, std::string_view bytes) {
   } else {
     m_unfinished = source;
   }
+}
+
+std::size_t forward_pipe(int& fd, long source, LineForwarder& forwarder, std::vector<char>& buffer, bool drain) {
+  constexpr std::size_t k_drain_limit = 1 << 20;
+  std::size_t total = 0;
+  while (fd >= 0 && total < k_drain_limit) {
+    ssize_t count = read(fd, buffer.data(), buffer.size());
+    if (count > 0) {
+      forwarder.feed(source, std::string_view(buffer.data(), static_cast<std::size_t>(count)));
+      total += static_cast<std::size_t>(count);
+      if (!drain) return total;
+    } else if (count < 0 && errno == EINTR) {
+      continue;
+    } else if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return total;
+    } else {  // end of the pipe, or an error that ends it
+      forwarder.finish(source);
+      close(fd);
+      fd = -1;
+    }
+  }
+  return total;
 }
 
 }  // namespace ezpz

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ezpz {
 
@@ -50,5 +51,11 @@ class LineForwarder {
   std::map<long, std::string> m_pending;
   std::optional<long> m_unfinished;  // the source whose line the sink's output currently ends inside
 };
+
+// Passes what the non-blocking pipe `fd` holds now to `forwarder` as `source`: one read into `buffer`,
+// or with `drain` reads up to 1 MiB (a dead process's pipe holds at most a pipe buffer, but something
+// it started may keep writing). At the end of the pipe the source's unfinished line goes out and `fd`
+// is closed and set to -1. Returns the bytes read.
+std::size_t forward_pipe(int& fd, long source, LineForwarder& forwarder, std::vector<char>& buffer, bool drain);
 
 }  // namespace ezpz

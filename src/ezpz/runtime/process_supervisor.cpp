@@ -36,8 +36,6 @@ const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};  // end the launch
 const int k_passed_on[] = {SIGUSR1, SIGUSR2};                  // for the program (checkpoint, dump)
 constexpr long k_launcher_source = -1;          // the launcher's own messages, on stderr
 constexpr std::size_t k_read_size = 64 * 1024;  // one read per ready pipe and poll, so every rank gets its turn
-// A dead rank's pipe holds at most a pipe buffer, but something it started outside its group may keep writing.
-constexpr std::size_t k_drain_limit = 1 << 20;
 
 // A port the kernel says is free now (the usual race with other programs is accepted, as torchrun does).
 int free_port() {
@@ -100,27 +98,8 @@ struct RankStream {
   int fd;  // non-blocking read end; -1 once closed
 };
 
-// Passes on what the pipe holds now: one read, or with `drain` everything up to k_drain_limit; returns
-// the bytes read. At the end of the pipe the stream's last unfinished line goes out and the pipe is closed.
 std::size_t read_stream(RankStream& stream, std::vector<char>& buffer, bool drain) {
-  std::size_t total = 0;
-  while (stream.fd >= 0 && total < k_drain_limit) {
-    ssize_t count = read(stream.fd, buffer.data(), buffer.size());
-    if (count > 0) {
-      stream.forwarder->feed(stream.source, std::string_view(buffer.data(), static_cast<std::size_t>(count)));
-      total += static_cast<std::size_t>(count);
-      if (!drain) return total;
-    } else if (count < 0 && errno == EINTR) {
-      continue;
-    } else if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return total;
-    } else {  // end of the pipe, or an error that ends it
-      stream.forwarder->finish(stream.source);
-      close(stream.fd);
-      stream.fd = -1;
-    }
-  }
-  return total;
+  return forward_pipe(stream.fd, stream.source, *stream.forwarder, buffer, drain);
 }
 
 // Makes `fd` the child's descriptor `target`, open across exec (the pipe ends are close-on-exec).

@@ -139,29 +139,13 @@ struct CapturedOutput {
   RankOutput output;
   LineForwarder lines;
   std::array<int, 2> read_ends{-1, -1};  // stdout, stderr
+  std::vector<char> buffer = std::vector<char>(65536);
 
   explicit CapturedOutput(const RankOutputPlan& plan)
       : output(plan), lines([this](long fd, std::string_view bytes) { output.write(static_cast<int>(fd), bytes); }) {}
-  // Passes on what the pipe of `fd` (1 or 2) holds now, or with `drain` up to 1 MiB of it; closes it at its end.
+  // Passes on what the pipe of `fd` (1 or 2) holds now (forward_pipe).
   void read_from(int fd, bool drain) {
-    int& end = read_ends[static_cast<std::size_t>(fd - 1)];
-    char buffer[65536];
-    std::size_t total = 0;
-    while (end >= 0 && total < (1u << 20)) {
-      ssize_t count = read(end, buffer, sizeof buffer);
-      if (count > 0) {
-        lines.feed(fd, std::string_view(buffer, static_cast<std::size_t>(count)));
-        total += static_cast<std::size_t>(count);
-        if (!drain) return;
-      } else if (count < 0 && errno == EINTR) {
-        continue;
-      } else if (count < 0 && errno == EAGAIN) {
-        return;
-      } else {
-        close(end);
-        end = -1;
-      }
-    }
+    forward_pipe(read_ends[static_cast<std::size_t>(fd - 1)], fd, lines, buffer, drain);
   }
   void finish() {
     for (int fd : {1, 2}) {
