@@ -32,6 +32,7 @@ const Command k_commands[] = {
     {"status", add_status_command},   {"cancel", add_cancel_command},     {"logs", add_logs_command},
     {"exec", add_exec_command},       {"launch", add_launch_command},     {"kill", add_kill_command},
     {"test", add_test_command},       {"hostlist", add_hostlist_command}, {"yeet", add_yeet_command},
+    {"probe", add_probe_command},
 };
 
 const Command* find_command(std::string_view name) {

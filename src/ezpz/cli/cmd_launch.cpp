@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "ezpz/cli/command.hpp"
+#include "ezpz/cli/launch_failover.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/runtime/end_signal.hpp"
 #include "ezpz/runtime/launch.hpp"
@@ -13,6 +14,7 @@
 #include "ezpz/runtime/retry.hpp"
 #include "ezpz/submit/process.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -33,6 +35,10 @@ struct LaunchOptions {
   std::string signal = "USR2";
   std::string signal_before;
   long max_restarts = -1;  // -1: no limit
+  long spare_nodes = 0;
+  std::string progress;
+  std::string startup = "5m";
+  std::string probe_timeout = "1m";
   bool label = false;
   std::string log_dir;
   bool verbatim = false;
@@ -46,6 +52,11 @@ std::string duration_problem(const std::string& text) {
   auto seconds = parse_walltime(text, &why);
   if (!seconds) return why + " (a duration such as 30m, 1h or 90s)";
   return *seconds > 0 ? std::string() : "must be more than 0";
+}
+
+// --probe-timeout: a duration, or 0 (no probe).
+std::string probe_timeout_problem(const std::string& text) {
+  return text == "0" || text == "0s" ? std::string() : duration_problem(text);
 }
 
 long duration_seconds(const std::string& text) {
@@ -89,6 +100,29 @@ void check_restarts(const LaunchOptions& options, const Environment& env) {
   }
 }
 
+// --spare-nodes: the failover loop over the launcher command, whose hosts it chooses at each attempt.
+int launch_spare(const LaunchOptions& options, const Environment& env, std::vector<std::string> command,
+                 std::vector<std::pair<std::string, std::string>> plan_env, const Supervision& supervision,
+                 const RetryPolicy& policy) {
+  SpareNodeLaunch launch;
+  launch.system = runtime_system(env, options.system);
+  launch.command = std::move(command);
+  launch.env = std::move(plan_env);
+  launch.hostfile = options.hostfile;
+  launch.probe_timeout = duration_seconds(options.probe_timeout == "0" ? "" : options.probe_timeout);
+  launch.policy.spare_nodes = options.spare_nodes;
+  launch.policy.active_nodes = options.verbatim ? 0 : options.nodes;
+  launch.policy.retries = options.retries;
+  launch.policy.delays = policy;
+  launch.policy.startup_seconds = duration_seconds(options.startup);
+  launch.policy.progress = options.progress;
+  if (options.dry_run) {
+    std::cout << command_text(launch.command) << "\n";
+    return k_exit_ok;
+  }
+  return launch_with_spare_nodes(env, launch, supervision);
+}
+
 // --verbatim: CMD is the whole launcher command already (a rendered script's); run it, supervised.
 int launch_verbatim(const LaunchOptions& options, const std::vector<std::string>& command,
                     const Supervision& supervision, const RetryPolicy& policy) {
@@ -117,6 +151,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   RetryPolicy policy;
   policy.retries = options.retries;
   policy.first_delay = options.retry_delay;
+  if (options.verbatim && options.spare_nodes > 0) return launch_spare(options, env, program, {}, supervision, policy);
   if (options.verbatim) return launch_verbatim(options, program, supervision, policy);
   LaunchRequest request;
   request.system = runtime_system(env, options.system);
@@ -126,7 +161,17 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   request.hostfile = options.hostfile;
   request.cpu_bind = options.cpu_bind;
   request.program = program;
+  request.spare_nodes = options.spare_nodes;
+  request.choose_hosts = options.spare_nodes > 0;
   LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
+  if (options.spare_nodes > 0) {
+    if (plan.kind == "local") {
+      throw UserError("--spare-nodes needs an allocation's nodes, and system '" + request.system +
+                          "' runs its ranks on this machine",
+                      "run inside a PBS or Slurm allocation with that system's profile");
+    }
+    return launch_spare(options, env, plan.argv, plan.env, supervision, policy);
+  }
 
   std::vector<std::string> shown = plan.argv;
   if (plan.kind == "local") {
@@ -199,6 +244,27 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
                    "in a requeued job: run nothing (exit 1) once the scheduler has restarted the job more than N "
                    "times (supervise.requeue)")
       ->check(CLI::Range(0L, 1000L));
+  command
+      ->add_option("--spare-nodes", options->spare_nodes,
+                   "keep the last K hosts of the allocation in reserve; after a failed attempt, swap each node "
+                   "that evidence proves bad (scheduler state, the profile's failure patterns, a health probe) "
+                   "for a spare and run again (docs/failover.md)")
+      ->check(CLI::Range(1L, 1000000L));
+  command
+      ->add_option("--progress", options->progress,
+                   "with --spare-nodes: a regular expression; an attempt whose output matches it got past "
+                   "start-up (default: one that lived --startup)")
+      ->check(CLI::Validator([](const std::string& text) { return regex_problem(text); }, "REGEX"));
+  command
+      ->add_option("--startup", options->startup,
+                   "with --spare-nodes: how long an attempt must live to count as past start-up (default 5m); "
+                   "no attempt starts with less time than this left in the allocation")
+      ->check(CLI::Validator(duration_problem, "DURATION"));
+  command
+      ->add_option("--probe-timeout", options->probe_timeout,
+                   "with --spare-nodes: time limit of the health probe of every node after a failed attempt "
+                   "(default 1m; 0: no probe)")
+      ->check(CLI::Validator(probe_timeout_problem, "DURATION"));
   command->add_flag("--label", options->label, "prefix each line of output with its rank: [rank 3] …");
   command->add_option("--log-dir", options->log_dir,
                       "write each rank's stdout and stderr to DIR/rank-N.log (appended); the console shows rank 0");
@@ -215,7 +281,9 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.\n"
       "USR1 and USR2 sent to ezpz launch are passed on to the ranks (through the launcher, which forwards them).\n"
       "Exit codes: the launch's own (the first failing rank's), 124 for --timeout, 128+N after signal N,\n"
-      "1 for an ezpz error, 2 for bad options. See docs/runtime-env.md.");
+      "1 for an ezpz error, 2 for bad options. See docs/runtime-env.md.\n"
+      "--spare-nodes K: runs on all hosts but the last K and swaps a node for a spare only on evidence; each\n"
+      "decision is printed and recorded with the job (ezpz status --json). See docs/failover.md.");
   command->callback([&action, options] {
     auto program = program_after_separator();
     action = [options, program] { return launch(*options, program); };

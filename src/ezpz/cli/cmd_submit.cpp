@@ -10,6 +10,7 @@
 #include "ezpz/submit/submit.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/walltime.hpp"
 
 namespace ezpz {
 namespace {
@@ -22,13 +23,6 @@ struct SubmitFlags {
   bool hold = false;
   bool wait = false;
 };
-
-std::string now_utc() {
-  std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
 
 int run_submit(SubmitFlags flags) {
   if (!flags.after.empty()) flags.job.assignments.push_back("after=[" + join(flags.after, ", ") + "]");
@@ -44,7 +38,7 @@ int run_submit(SubmitFlags flags) {
   options.records_root = records_root(flags.records);
   options.submit_dir = std::filesystem::current_path().string();
   options.hold = flags.hold;
-  options.now_utc = now_utc();
+  options.now_utc = iso_utc(std::time(nullptr));
   SystemProcessRunner runner;
   JobRecord record = submit(job, script, runner, options);
   std::cout << record.job_id << std::endl;

@@ -24,6 +24,7 @@ void add_schema_command(CLI::App& app, CommandAction& action);
 void add_exec_command(CLI::App& app, CommandAction& action);
 void add_launch_command(CLI::App& app, CommandAction& action);
 void add_kill_command(CLI::App& app, CommandAction& action);
+void add_probe_command(CLI::App& app, CommandAction& action);
 void add_test_command(CLI::App& app, CommandAction& action);
 void add_submit_command(CLI::App& app, CommandAction& action);
 void add_status_command(CLI::App& app, CommandAction& action);

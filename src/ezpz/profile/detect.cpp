@@ -4,16 +4,13 @@
 #include <algorithm>
 #include <regex>
 
+#include "ezpz/util/regex.hpp"
+
 namespace ezpz {
 namespace {
 
 std::regex compile(const std::string& pattern, const SystemProfile& profile) {
-  try {
-    return std::regex(pattern);
-  } catch (const std::regex_error& error) {
-    throw UserError(SourceLoc{profile.source, 0, 0, 1},
-                    "invalid regular expression '" + pattern + "' in 'detect': " + error.what());
-  }
+  return compile_regex(pattern, SourceLoc{profile.source, 0, 0, 1}, "detect");
 }
 
 std::optional<std::string> env_match(const SystemProfile& profile, const DetectInput& input) {

@@ -185,6 +185,7 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
           {"env_option", [&](const Node& n) { r.text(launcher.env_option, n, "launcher.env_option"); }},
           {"env_names", [&](const Node& n) { r.list(launcher.env_names, n, "launcher.env_names"); }},
           {"filesystem_args", [&](const Node& n) { read_filesystem_args(launcher, n, r); }},
+          {"hosts_option", [&](const Node& n) { r.text(launcher.hosts_option, n, "launcher.hosts_option"); }},
       },
       r.d);
   if (node.is_map() && !node.find("kind"))
@@ -203,6 +204,56 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
       }
     }
   }
+}
+
+void read_failure_pattern(FailurePattern& pattern, const Node& node, const std::string& what, Reader& r) {
+  pattern.loc = node.loc;
+  read_section(node, what,
+               {
+                   {"name", [&](const Node& n) { r.text(pattern.name, n, what + ".name"); }},
+                   {"regex", [&](const Node& n) { r.regex(n, what + ".regex", pattern.regex); }},
+                   {"host_group", [&](const Node& n) { r.number(pattern.host_group, n, what + ".host_group", 0, 99); }},
+                   {"host_is", [&](const Node& n) { r.choice(pattern.host_is, n, what + ".host_is", {"name", "address"}); }},
+               },
+               r.d);
+  if (node.is_map() && !node.find("regex")) r.d.error(node.loc, "missing '" + what + ".regex': the line to look for");
+}
+
+void read_failover(Failover& failover, const Node& node, Reader& r) {
+  read_section(node, "failover",
+               {
+                   {"node_key",
+                    [&](const Node& n) {
+                      failover.node_key_loc = n.loc;
+                      r.regex(n, "failover.node_key", failover.node_key);
+                    }},
+                   {"patterns",
+                    [&](const Node& n) {
+                      if (!n.is_sequence()) {
+                        r.d.error(n.loc, "'failover.patterns' expects a list of patterns, found " + n.describe());
+                        return;
+                      }
+                      for (const auto& item : n.items) {
+                        FailurePattern pattern;
+                        read_failure_pattern(pattern, item, "failover.patterns[" + std::to_string(failover.patterns.size()) + "]", r);
+                        failover.patterns.push_back(pattern);
+                      }
+                    }},
+               },
+               r.d);
+}
+
+void read_node_state(NodeStateQuery& query, const Node& node, Reader& r) {
+  read_section(node, "node_state",
+               {
+                   {"command", [&](const Node& n) { r.list(query.command, n, "node_state.command"); }},
+                   {"format", [&](const Node& n) { r.choice(query.format, n, "node_state.format", {"slurm-scontrol", "pbs-json"}); }},
+                   {"bad", [&](const Node& n) { r.list(query.bad, n, "node_state.bad"); }},
+                   {"job_nodes", [&](const Node& n) { r.list(query.job_nodes, n, "node_state.job_nodes"); }},
+               },
+               r.d);
+  if (node.is_map() && (!node.find("command") || !node.find("format")))
+    r.d.error(node.loc, "'node_state' needs 'command' and 'format'");
 }
 
 void read_walltime_steps(Queue& queue, const Node& node, Reader& r) {
@@ -427,6 +478,7 @@ SystemProfile read_system_profile(const Node& root, const std::string& name, Dia
           {"shell", [&](const Node& n) { r.text(p.shell, n, "shell"); }},
           {"backend_env", [&](const Node& n) { read_backend_env(p.backend_env, n, r); }},
           {"master_addr", [&](const Node& n) { r.text(p.master_addr, n, "master_addr"); }},
+          {"failover", [&](const Node& n) { read_failover(p.failover, n, r); }},
           {"master_port",
            [&](const Node& n) {
              long port = 0;
@@ -488,6 +540,7 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                    {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
                    {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
                    {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
+                   {"node_state", [&](const Node& n) { read_node_state(s.node_state, n, r); }},
                    {"options", [&](const Node& n) { read_options(s.options, n, r); }},
                    {"value_rules",
                     [&](const Node& n) {

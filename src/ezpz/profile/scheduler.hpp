@@ -32,6 +32,17 @@ struct OptionTable {
   bool empty() const { return short_options.empty() && long_options.empty(); }
 };
 
+// How to ask the scheduler about nodes (schedulers/<name>.yaml, `node_state:`): spare-node failover
+// takes a node in one of the `bad` states as proven bad.
+struct NodeStateQuery {
+  std::vector<std::string> command;  // {hosts}: the hosts asked about, comma-separated
+  std::string format;                // which parser reads the answer: slurm-scontrol | pbs-json
+  std::vector<std::string> bad;      // states (upper case) that prove a node bad
+  // The job's nodes now ({job_id}), read in `format`: a host of the allocation the scheduler has taken
+  // out of the job (Slurm does so with a failed node of a --no-kill job) is bad.
+  std::vector<std::string> job_nodes;
+};
+
 struct Scheduler {
   std::string name;  // file stem: "pbs", "slurm", "none"
   std::string description;
@@ -52,6 +63,7 @@ struct Scheduler {
   std::map<std::string, std::string> states;  // scheduler state → a JobState name (profile/job_state.hpp)
   std::vector<std::string> never_starts;      // reasons of a pending job that will never start
   std::vector<std::string> cancel;
+  NodeStateQuery node_state;  // empty command: the scheduler cannot be asked
   std::string default_output;  // where output goes without `output:` ({name}, {job_number})
   std::string default_error;   // where stderr goes without `error:`; "" = into the output file
   std::string output_note;     // why a running job's output file may not exist yet ("" = no reason)

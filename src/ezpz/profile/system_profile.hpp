@@ -61,7 +61,30 @@ struct Launcher {
   std::vector<std::string> env_names;  // further variables of the job's environment (PATH …)
   // Option groups added to the launch command when a job names the filesystem (Aurora DAOS: --no-vni).
   std::vector<std::pair<std::string, std::vector<std::string>>> filesystem_args;
+  // The option group that names the hosts of a launch when ezpz chooses them (spare nodes), with
+  // {hosts}: the hosts, comma-separated (srun: "--nodelist={hosts}"). Launchers that read a host file
+  // name it with the word $PBS_NODEFILE in args instead.
+  std::string hosts_option;
   SourceLoc cpu_bind_loc;
+};
+
+// A line of a failed launch's output that names a bad node (failover.patterns; docs/failover.md).
+struct FailurePattern {
+  std::string name;
+  std::string regex;             // ECMAScript, searched in each line
+  int host_group = 1;            // the capture group that holds the host
+  std::string host_is = "name";  // name | address: an IP address, matched to the addresses of the hosts
+  SourceLoc loc;
+};
+
+// Evidence a failed launch's output gives against nodes (systems/<name>.yaml, `failover:`).
+struct Failover {
+  // A regular expression whose first group is a host's identity, applied to the allocation's names and
+  // to the hosts the patterns find ("x1921c1s0b0n0" of "x1921c1s0b0n0-hsn0.hsn.cm…"); "" = the name up
+  // to its first dot.
+  std::string node_key;
+  SourceLoc node_key_loc;
+  std::vector<FailurePattern> patterns;
 };
 
 struct WalltimeStep {
@@ -138,6 +161,7 @@ struct SystemProfile {
   BackendEnv backend_env;
   std::string master_addr = "{first_host}";
   std::optional<long> master_port;
+  Failover failover;
   std::string path;  // where it was loaded from: "systems/aurora.yaml" (built in) or a file path
   SourceRef source;  // the profile's own file (not those it extends)
 

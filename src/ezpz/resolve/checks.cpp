@@ -209,16 +209,22 @@ const Queue* Resolver::check_queue() {
   }
   const auto& nodes = *job.spec.nodes;
   const auto& walltime = *job.spec.walltime;
-  if (nodes.value < queue->min_nodes) {
+  // The scheduler is asked for the spares as well.
+  long requested = requested_nodes();
+  std::string counted = requested == nodes.value ? std::to_string(requested)
+                                                 : std::to_string(requested) + " (nodes " + std::to_string(nodes.value) +
+                                                       " + supervise.spare_nodes " +
+                                                       std::to_string(requested - nodes.value) + ")";
+  if (requested < queue->min_nodes) {
     d.error(at(nodes.origin),
             "queue '" + queue->name + "' needs at least " + std::to_string(queue->min_nodes) + " nodes, found " +
-                std::to_string(nodes.value),
-            fitting_queues(nodes.value, walltime.value));
-  } else if (queue->max_nodes && nodes.value > *queue->max_nodes) {
+                counted,
+            fitting_queues(requested, walltime.value));
+  } else if (queue->max_nodes && requested > *queue->max_nodes) {
     d.error(at(nodes.origin),
-            "nodes " + std::to_string(nodes.value) + " is over the limit of queue '" + queue->name + "' (at most " +
+            "nodes " + counted + " is over the limit of queue '" + queue->name + "' (at most " +
                 std::to_string(*queue->max_nodes) + ")",
-            fitting_queues(nodes.value, walltime.value));
+            fitting_queues(requested, walltime.value));
   }
   if (queue->min_walltime && walltime.value < *queue->min_walltime) {
     d.error(at(walltime.origin),
@@ -226,12 +232,11 @@ const Queue* Resolver::check_queue() {
                 format_walltime(*queue->min_walltime) + ")",
             "ask for at least " + format_walltime(*queue->min_walltime));
   }
-  if (auto limit = queue->walltime_limit(nodes.value); limit && walltime.value > *limit) {
+  if (auto limit = queue->walltime_limit(requested); limit && walltime.value > *limit) {
     d.error(at(walltime.origin),
             "walltime " + walltime_text(walltime.value) + " is over the limit of queue '" + queue->name + "' for " +
-                std::to_string(nodes.value) + " node" + (nodes.value == 1 ? "" : "s") + " (" + format_walltime(*limit) +
-                ")",
-            fitting_queues(nodes.value, walltime.value));
+                counted + " node" + (requested == 1 ? "" : "s") + " (" + format_walltime(*limit) + ")",
+            fitting_queues(requested, walltime.value));
   }
   warn_queue_rules(*queue);
   return queue;

@@ -27,6 +27,39 @@ bool Resolver::stages_to_node_local() const {
   });
 }
 
+long Resolver::requested_nodes() const {
+  const auto& spare = job.spec.supervise.spare_nodes;
+  return job.spec.nodes->value + (spare ? spare->value : 0);
+}
+
+void Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map<std::string, std::string> values) {
+  const auto& spare = job.spec.supervise.spare_nodes;
+  if (!spare) return;
+  bool named = false;
+  auto nodefile = job.scheduler->job_env.find("nodefile");
+  for (auto& word : words) {
+    if (word.variable && nodefile != job.scheduler->job_env.end() && word.text == nodefile->second) {
+      word = {"{hostfile}", false};
+      named = true;
+    }
+  }
+  const std::string& option = job.profile->launcher.hosts_option;
+  values["hosts"] = "{hosts}";
+  if (auto added = option.empty() ? std::nullopt
+                                  : expand_option_group(option, values, job.profile->path + ": launcher.hosts_option")) {
+    words.insert(words.end(), added->begin(), added->end());
+    named = true;
+  }
+  if (!named && job.profile->launcher.kind != "local") {
+    d.error(at(spare->origin),
+            "'supervise.spare_nodes' needs a launcher that can be told which hosts to use, and the " +
+                job.profile->launcher.kind + " line of system '" + job.profile->name +
+                "' names none (no $" + (nodefile != job.scheduler->job_env.end() ? nodefile->second : "node file") +
+                " word, no launcher.hosts_option)",
+            "add launcher.hosts_option to the profile (docs/failover.md)");
+  }
+}
+
 std::map<std::string, std::string> Resolver::placeholder_values(const Queue* queue) const {
   const JobSpec& s = job.spec;
   auto text = [](const auto& field) { return field ? field->value : std::string(); };
@@ -60,6 +93,7 @@ std::map<std::string, std::string> Resolver::placeholder_values(const Queue* que
       {"mail.events", mail_events},
       {"after", joined(s.after)},
       {"supervise.requeue", s.supervise.requeue ? std::to_string(s.supervise.requeue->value) : std::string()},
+      {"supervise.spare_nodes", s.supervise.spare_nodes ? std::to_string(s.supervise.spare_nodes->value) : std::string()},
       // Output files of a job that starts again keep what the earlier starts wrote.
       {"output_mode", s.supervise.requeue ? "append" : ""},
   };
@@ -68,6 +102,8 @@ std::map<std::string, std::string> Resolver::placeholder_values(const Queue* que
 void Resolver::build_commands(const Queue* queue) {
   const SystemProfile& profile = *job.profile;
   auto values = placeholder_values(queue);
+  auto directive_values = values;
+  directive_values["nodes"] = std::to_string(requested_nodes());  // the spares are asked for too
 
   NamedTemplates templates = job.scheduler->directives;
   merge_templates(templates, profile.directives);
@@ -75,8 +111,8 @@ void Resolver::build_commands(const Queue* queue) {
   if (stages_to_node_local()) merge_templates(templates, profile.node.node_local_directives);
   for (const auto& [name, text] : templates) {
     // A directive named after a spec key that is not set is left out, placeholders or not.
-    if (auto value = values.find(name); value != values.end() && value->second.empty()) continue;
-    auto words = expand_option_group(*text, values, profile.path + ": directive '" + name + "'");
+    if (auto value = directive_values.find(name); value != directive_values.end() && value->second.empty()) continue;
+    auto words = expand_option_group(*text, directive_values, profile.path + ": directive '" + name + "'");
     if (!words) continue;
     std::vector<std::string> parts;
     for (const auto& word : *words) parts.push_back(word.text);
@@ -107,6 +143,11 @@ void Resolver::build_commands(const Queue* queue) {
   stage_values["cpus_per_rank"] = "";
   stage_values["cpu_bind"] = "";
   job.stage_launcher = expand_groups(groups, stage_values, profile.path + ": launcher.args");
+  let_launch_choose_hosts(job.launcher, values);
+  if (job.spec.supervise.spare_nodes) {
+    job.probe_launcher = job.stage_launcher;
+    let_launch_choose_hosts(job.probe_launcher, stage_values);
+  }
 
   for (const auto& entry : profile.backend_env.for_job(job.spec.nodes->value, job.spec.ranks_per_node->value)) {
     job.backend_env.emplace_back(entry.name,

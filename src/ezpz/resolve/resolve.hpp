@@ -48,6 +48,9 @@ struct ResolvedJob {
 
   // The values a stage step's launcher gets: one rank per node, no cpu binding.
   std::vector<CommandWord> stage_launcher;
+  // With supervise.spare_nodes: stage_launcher with the hosts left to `ezpz launch` ({hostfile},
+  // {hosts}), for the health probe of the nodes it chooses.
+  std::vector<CommandWord> probe_launcher;
 };
 
 // The hand-off variables a script exports for the runtime after EZPZ_BIN, in order: EZPZ_SYSTEM,

@@ -12,6 +12,17 @@ void Resolver::resolve_supervise() {
                                                job.profile->name + "' (scheduler " + job.scheduler->name +
                                                ") has none");
   }
+  // Keys that shape spare-node failover mean nothing without spares.
+  const std::pair<const char*, const Origin*> failover_keys[] = {
+      {"supervise.progress", supervise.progress ? &supervise.progress->origin : nullptr},
+      {"supervise.startup", supervise.startup ? &supervise.startup->origin : nullptr},
+      {"supervise.probe_timeout", supervise.probe_timeout ? &supervise.probe_timeout->origin : nullptr},
+  };
+  for (const auto& [key, origin] : failover_keys) {
+    if (origin == nullptr || supervise.spare_nodes) continue;
+    d.error(at(*origin), "'" + std::string(key) + "' is set, but not 'supervise.spare_nodes'",
+            "it shapes spare-node failover: add supervise.spare_nodes: 1 (docs/failover.md)");
+  }
   if (supervise.signal && !supervise.signal_before) {
     d.error(at(supervise.signal->origin), "'supervise.signal' is set, but not 'supervise.signal_before'",
             "add supervise.signal_before: 2m (how long before the walltime ends the ranks get the signal)");
@@ -43,6 +54,13 @@ std::vector<std::string> supervise_options(const JobSpec& spec) {
   if (supervise.requeue) words.insert(words.end(), {"--max-restarts", std::to_string(supervise.requeue->value)});
   if (supervise.retry_delay) {
     words.insert(words.end(), {"--retry-delay", std::to_string(supervise.retry_delay->value)});
+  }
+  if (supervise.spare_nodes) words.insert(words.end(), {"--spare-nodes", std::to_string(supervise.spare_nodes->value)});
+  if (supervise.progress) words.insert(words.end(), {"--progress", supervise.progress->value});
+  if (supervise.startup) words.insert(words.end(), {"--startup", format_walltime(supervise.startup->value)});
+  if (supervise.probe_timeout) {
+    long seconds = supervise.probe_timeout->value;
+    words.insert(words.end(), {"--probe-timeout", seconds == 0 ? "0" : format_walltime(seconds)});
   }
   return words;
 }

@@ -1,12 +1,15 @@
 // Planning a launch inside an allocation through the resolver.
 #include "ezpz/runtime/launch.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "ezpz/render/render.hpp"
 #include "ezpz/resolve/resolve.hpp"
 #include "ezpz/runtime/allocation.hpp"
+#include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz {
 namespace {
@@ -27,10 +30,11 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
                        const std::string& ezpz_bin) {
   Allocation allocation = current_allocation(env, request.hostfile);
   long hosts = static_cast<long>(allocation.hosts.size());
-  long nodes = request.nodes.value_or(hosts > 0 ? hosts : 1);
-  if (hosts > 0 && nodes > hosts) {
-    throw UserError("--nodes " + std::to_string(nodes) + " is more than the " + std::to_string(hosts) +
-                    " hosts of this allocation (" + allocation.hosts_from + ")");
+  long usable = hosts - request.spare_nodes;
+  long nodes = request.nodes.value_or(usable > 0 ? usable : 1);
+  if (hosts > 0 && nodes > usable) {
+    throw UserError("--nodes " + std::to_string(nodes) + (request.spare_nodes > 0 ? " and " + std::to_string(request.spare_nodes) + " spare(s) are" : " is") +
+                    " more than the " + std::to_string(hosts) + " hosts of this allocation (" + allocation.hosts_from + ")");
   }
   std::optional<long> ppn = request.per_node ? std::optional<long>(1) : request.ppn;
   if (request.ranks) {
@@ -54,6 +58,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   set(inputs.cli, "nodes", std::to_string(nodes), d);
   if (ppn) set(inputs.cli, "ranks_per_node", std::to_string(*ppn), d);
   if (!request.cpu_bind.empty()) set(inputs.cli, "cpu_bind", request.cpu_bind, d);
+  if (request.choose_hosts) set(inputs.cli, "supervise.spare_nodes", std::to_string(std::max(1L, request.spare_nodes)), d);
   inputs.cli.run = Sourced<std::vector<std::string>>{request.program, Origin{OriginKind::cli, {}, "ezpz launch"}};
   d.throw_if_any();
   ResolvedJob job = resolve(catalog, inputs);
@@ -66,7 +71,9 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   if (plan.kind == "local") return plan;  // run_local_ranks starts the ranks itself
 
   // --hostfile reaches the ranks as EZPZ_HOSTFILE, so that every rank agrees on the first host.
-  std::vector<CommandWord> launcher = request.per_node ? job.stage_launcher : job.launcher;
+  std::vector<CommandWord> launcher = !request.per_node        ? job.launcher
+                                      : request.choose_hosts ? job.probe_launcher
+                                                                : job.stage_launcher;
   if (auto overlap = k_overlap_options.find(plan.kind); request.per_node && overlap != k_overlap_options.end()) {
     for (const auto& word : overlap->second) launcher.insert(launcher.begin() + 1, CommandWord{word, false});
   }
@@ -81,9 +88,11 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     // Passed by name besides what a rendered script forwards: --hostfile, and the end signal's request.
     std::vector<std::string> names = {"EZPZ_JOB_END_TIME", "EZPZ_END_SIGNAL", "EZPZ_SIGNAL_BEFORE", "EZPZ_LABEL",
                                       "EZPZ_LOG_DIR"};
+    if (request.choose_hosts) names.insert(names.begin(), "EZPZ_HOSTS");  // set by each attempt
     if (!request.hostfile.empty()) names.insert(names.begin(), "EZPZ_HOSTFILE");
     for (const auto& name : names) {
-      if (auto value = env(name); name != "EZPZ_HOSTFILE" && (!value || value->empty())) continue;
+      bool named_anyway = name == "EZPZ_HOSTFILE" || name == "EZPZ_HOSTS";
+      if (auto value = env(name); !named_anyway && (!value || value->empty())) continue;
       auto words = expand_option_group(env_option, {{"name", name}}, job.profile->path + ": launcher.env_option");
       if (words) launcher.insert(launcher.end(), words->begin(), words->end());
     }
@@ -106,6 +115,20 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     }
   }
   return plan;
+}
+
+bool names_hosts(const std::vector<std::string>& argv) {
+  return std::any_of(argv.begin(), argv.end(), [](const std::string& word) {
+    return word.find("{hostfile}") != std::string::npos || word.find("{hosts}") != std::string::npos;
+  });
+}
+
+std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const std::vector<std::string>& hosts,
+                                    const std::string& hostfile) {
+  std::string list = compress_hostlist(hosts);
+  std::vector<std::string> words;
+  for (const auto& word : argv) words.push_back(replace_all(replace_all(word, "{hosts}", list), "{hostfile}", hostfile));
+  return words;
 }
 
 }  // namespace ezpz

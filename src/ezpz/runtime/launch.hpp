@@ -2,8 +2,10 @@
 // rendered scripts (one source of truth per system), and the local rank spawner for `local`.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,10 @@ struct LaunchRequest {
   // One task per node, run as it is (no ezpz exec), beside a launch that may hold every resource:
   // the staging launcher's words, plus what lets a step share them (srun --overlap). For `ezpz kill`.
   bool per_node = false;
+  // Spare-node failover: the hosts are chosen at each attempt, and the command names them with the
+  // words {hostfile} and {hosts}, which with_hosts fills in.
+  bool choose_hosts = false;
+  long spare_nodes = 0;  // hosts kept out of `nodes` (the default: all hosts but these)
 };
 
 struct LaunchPlan {
@@ -45,6 +51,14 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
                        const std::string& ezpz_bin);
 
+// Whether `argv` names its hosts with {hostfile} or {hosts} (the words a spare-node launch fills in).
+bool names_hosts(const std::vector<std::string>& argv);
+
+// `argv` for `hosts`: {hosts} becomes their compact host list, {hostfile} `hostfile` (which the caller
+// writes: one host per line).
+std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const std::vector<std::string>& hosts,
+                                    const std::string& hostfile);
+
 // How `ezpz launch` watches what it starts.
 struct Supervision {
   long idle_timeout_seconds = 0;  // --timeout: end the launch when no process wrote a byte for this long; 0: never
@@ -52,6 +66,8 @@ struct Supervision {
   // When the ranks get the end signal (seconds since the epoch; 0: never): `ezpz exec` sends it, and a
   // launch that ends after it is not retried.
   long end_signal_due = 0;
+  // Sees every byte that is passed on, as it is passed on (spare-node failover reads the output).
+  std::function<void(std::string_view)> on_output;
 };
 
 // One process `ezpz launch` starts and watches: a local rank, or the system's launcher.

@@ -159,6 +159,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   bool broken_pipe = false;
   auto sink = [&](long source, std::string_view bytes) {
     int fd = stream_of(source);
+    if (supervision.on_output) supervision.on_output(bytes);
     if (output_gone[fd]) return;
     if (write_all(fd, bytes) == EPIPE) output_gone[fd] = broken_pipe = true;
   };

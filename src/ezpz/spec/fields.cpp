@@ -7,6 +7,7 @@
 #include "ezpz/spec/job_spec.hpp"
 #include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/limits.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -95,6 +96,20 @@ ValueType<std::string> text_type() {
             return json{{"type", json::array({"string", "number"})}};
           },
           [](const Node& node, const std::string& path, Diagnostics& d) { return read_string(node, path, d); }};
+}
+
+// An ECMAScript regular expression, compiled here so that a bad one is reported where it is written.
+ValueType<std::string> regex_type() {
+  return {[=] { return json{{"type", "string"}, {"format", "regex"}}; },
+          [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
+            auto value = read_string(node, path, d);
+            if (!value) return value;
+            std::string problem = regex_problem(*value);
+            if (problem.empty()) return value;
+            d.error(node.loc, "'" + path + "' is not a regular expression: " + problem,
+                    "an ECMAScript regular expression, e.g. 'step [0-9]+'");
+            return std::nullopt;
+          }};
 }
 
 ValueType<std::string> cpu_bind_type() {
@@ -447,6 +462,22 @@ const std::vector<FieldDef>& fields() {
         field(
             "supervise.log_dir", [](auto& s) -> auto& { return s.supervise.log_dir; }, text_type(),
             "write each rank's output (stdout and stderr) to DIR/rank-N.log, appended; the console shows rank 0", !env),
+        field(
+            "supervise.spare_nodes", [](auto& s) -> auto& { return s.supervise.spare_nodes; }, number_type(1, k_max_count),
+            "ask for this many nodes beyond 'nodes' and keep them in reserve: a node proven bad is swapped for one",
+            !env),
+        field(
+            "supervise.progress", [](auto& s) -> auto& { return s.supervise.progress; }, regex_type(),
+            "a regular expression: an attempt whose output matches it got past start-up (default: it lived "
+            "'supervise.startup')",
+            !env),
+        field(
+            "supervise.startup", [](auto& s) -> auto& { return s.supervise.startup; }, duration_type(1),
+            "how long an attempt must live to count as past start-up, without 'supervise.progress'; default 5m",
+            !env),
+        field(
+            "supervise.probe_timeout", [](auto& s) -> auto& { return s.supervise.probe_timeout; }, duration_type(0),
+            "time limit of the health probe of every node after a failed attempt; 0 turns it off; default 1m", !env),
     };
   }();
   return k_fields;

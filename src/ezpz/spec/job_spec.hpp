@@ -47,6 +47,10 @@ struct SuperviseSpec {
   Field<long> requeue;        // restarts the scheduler may make after a node failure or preemption
   Field<bool> label;          // prefix each output line with its rank
   Field<std::string> log_dir;  // one file per rank there; the console shows rank 0
+  Field<long> spare_nodes;     // nodes asked for beyond `nodes`, kept in reserve for failover
+  Field<std::string> progress;  // a regex: an attempt whose output matches it got past start-up
+  Field<long> startup;          // seconds an attempt must live to count as past start-up (no `progress`)
+  Field<long> probe_timeout;    // seconds the health probe of every node may take; 0: no probe
 };
 
 struct MailSpec {

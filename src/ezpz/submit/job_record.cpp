@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -76,6 +77,33 @@ std::vector<JobRecord> list_records(const std::string& root) {
   std::vector<JobRecord> records;
   for (auto& item : found) records.push_back(std::move(item.second));
   return records;
+}
+
+std::string decisions_path(const std::string& record_dir) { return (fs::path(record_dir) / "decisions.jsonl").string(); }
+
+void append_decision(const std::string& record_dir, const nlohmann::json& decision) {
+  std::error_code error;
+  fs::create_directories(record_dir, error);
+  // One write of one line with O_APPEND: a reader never sees half a decision.
+  std::string line = decision.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::FILE* file = std::fopen(decisions_path(record_dir).c_str(), "a");
+  bool written = file != nullptr && std::fwrite(line.data(), 1, line.size(), file) == line.size();
+  if (file != nullptr && std::fclose(file) != 0) written = false;
+  if (!written) {
+    throw UserError("cannot record a failover decision in " + decisions_path(record_dir) + ": " +
+                    (error ? error.message() : std::string(std::strerror(errno))));
+  }
+}
+
+std::vector<nlohmann::json> read_decisions(const std::string& record_dir) {
+  std::vector<nlohmann::json> decisions;
+  std::ifstream in(decisions_path(record_dir));
+  std::string line;
+  while (std::getline(in, line)) {
+    auto decision = nlohmann::json::parse(line, nullptr, false);
+    if (!decision.is_discarded() && decision.is_object()) decisions.push_back(std::move(decision));
+  }
+  return decisions;
 }
 
 std::optional<JobRecord> find_record(const std::string& root, const std::string& job_id) {

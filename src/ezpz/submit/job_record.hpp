@@ -37,6 +37,18 @@ std::string record_dir(const std::string& root, const std::string& job_id);
 // Every record under `root`, oldest first; a record that cannot be read is skipped with a warning.
 std::vector<JobRecord> list_records(const std::string& root);
 
+// The failover decisions `ezpz launch --spare-nodes` recorded for a job, one JSON object per line, in
+// its record directory (docs/failover.md).
+std::string decisions_path(const std::string& record_dir);
+
+// Appends one decision to the job's record directory, making the directory when the job was not
+// submitted by ezpz. Throws UserError when it cannot be written.
+void append_decision(const std::string& record_dir, const nlohmann::json& decision);
+
+// The decisions recorded in `record_dir`, oldest first; none when there are none. A line that is not
+// a JSON object is skipped.
+std::vector<nlohmann::json> read_decisions(const std::string& record_dir);
+
 // The record of `job_id` under `root`, if there is one.
 std::optional<JobRecord> find_record(const std::string& root, const std::string& job_id);
 

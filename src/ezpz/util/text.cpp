@@ -52,6 +52,13 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin));
 }
 
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+  for (size_t at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 std::string to_upper(std::string_view text) {
   std::string out(text);
   for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -16,6 +16,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 std::string join(const std::vector<int>& numbers, std::string_view separator);
 std::string trim(std::string_view text);
 std::string to_upper(std::string_view text);
+// `text` with every `from` (not empty) replaced by `to`.
+std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
 // Quotes `word` for a POSIX shell so it is always taken literally: plain words stay as they are,
 // everything else is wrapped in single quotes ('it'\''s').

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
 
 #include "ezpz/util/error.hpp"
@@ -127,6 +128,19 @@ double seconds_from_environment(const char* name, double fallback, double min, d
                     " to " + number(max));
   }
   return seconds;
+}
+
+}  // namespace ezpz
+
+namespace ezpz {
+
+std::string iso_utc(long time) {
+  std::time_t value = static_cast<std::time_t>(time);
+  std::tm parts{};
+  gmtime_r(&value, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
 }
 
 }  // namespace ezpz

@@ -16,6 +16,9 @@ std::optional<long> parse_walltime(std::string_view text, std::string* why);
 // "HH:MM:SS" with at least two digits of hours (hours may exceed 24: "168:00:00").
 std::string format_walltime(long seconds);
 
+// `time` (seconds since the epoch) as UTC in ISO 8601: "2026-11-24T21:57:57Z".
+std::string iso_utc(long time);
+
 // The number of seconds in environment variable `name` (EZPZ_POLL_SECONDS …), `fallback` when it is
 // unset or empty. Throws UserError naming the variable when it is not a number from `min` to `max`.
 double seconds_from_environment(const char* name, double fallback, double min, double max);

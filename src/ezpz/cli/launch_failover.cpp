@@ -1,0 +1,146 @@
+// Wiring the failover loop to the allocation: attempts through the launcher, the scheduler's node
+// states, the health probe, and the record.
+#include "ezpz/cli/launch_failover.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "ezpz/runtime/allocation.hpp"
+#include "ezpz/runtime/health_probe.hpp"
+#include "ezpz/runtime/hostlist.hpp"
+#include "ezpz/runtime/node_state.hpp"
+#include "ezpz/submit/job_record.hpp"
+#include "ezpz/submit/process.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz {
+namespace fs = std::filesystem;
+namespace {
+
+// How long the scheduler may take to say how the nodes are.
+constexpr std::chrono::seconds k_node_state_timeout{30};
+
+// A private directory for the host files of the attempts, removed at the end.
+class HostFiles {
+ public:
+  HostFiles() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ezpz-hosts-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw UserError("cannot make a directory for host files: " + pattern + ": " + std::strerror(errno),
+                      "set TMPDIR to a writable directory");
+    }
+    m_dir = pattern;
+  }
+  ~HostFiles() {
+    std::error_code error;
+    fs::remove_all(m_dir, error);
+  }
+  HostFiles(const HostFiles&) = delete;
+  HostFiles& operator=(const HostFiles&) = delete;
+
+  // A new file that lists `hosts`, one per line.
+  std::string write(const std::vector<std::string>& hosts) {
+    std::string path = m_dir + "/hosts-" + std::to_string(++m_count);
+    write_file_atomically(path, join(hosts, "\n") + "\n");
+    return path;
+  }
+
+ private:
+  std::string m_dir;
+  long m_count = 0;
+};
+
+// Where decisions go: the job's record directory, when there is a job and a records directory.
+std::string decisions_dir(const std::string& job_id) {
+  if (job_id.empty()) return "";
+  try {
+    return record_dir(records_root(""), job_id);
+  } catch (const UserError& error) {
+    std::cerr << "ezpz launch: warning: failover decisions are not recorded: " << error.what() << "\n";
+    return "";
+  }
+}
+
+}  // namespace
+
+int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launch, const Supervision& supervision) {
+  if (!names_hosts(launch.command)) {
+    throw UserError("spare nodes need a launcher command that names its hosts with {hostfile} or {hosts}, and '" +
+                        command_text(launch.command) + "' names neither",
+                    "render the job with supervise.spare_nodes, or run ezpz launch --spare-nodes without --verbatim");
+  }
+  Allocation allocation = current_allocation(process_env(), launch.hostfile);
+  if (allocation.hosts.empty()) {
+    throw UserError("spare nodes need the allocation's hosts, and nothing names them here",
+                    "run inside the job (PBS_NODEFILE or SLURM_JOB_NODELIST), or pass --hostfile");
+  }
+  const SystemProfile& profile = env.catalog.system(launch.system);
+  const Scheduler& scheduler = env.catalog.scheduler(profile.scheduler);
+  NodeNames names(allocation.hosts, profile.failover);
+  HostFiles files;
+  std::string record = decisions_dir(allocation.job_id);
+  bool recording = !record.empty();
+
+  FailoverHooks hooks;
+  hooks.now = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
+  hooks.sleep = [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); };
+  hooks.record = [&](const FailoverDecision& decision) {
+    std::cerr << "ezpz launch: failover: " << decision.text() << "\n";
+    if (!recording) return;
+    try {
+      append_decision(record, decision.to_json());
+    } catch (const UserError& error) {
+      std::cerr << "ezpz launch: warning: " << error.what() << "; later decisions are not recorded\n";
+      recording = false;
+    }
+  };
+  hooks.attempt = [&](const std::vector<std::string>& hosts, const Supervision& watched) {
+    std::vector<std::string> argv = with_hosts(launch.command, hosts, files.write(hosts));
+    std::cerr << "ezpz launch: " << command_text(argv) << "\n";
+    auto set = launch.env;
+    set.emplace_back("EZPZ_HOSTS", compress_hostlist(hosts));  // every rank agrees on the first host
+    SupervisedProcess launcher{argv.front().substr(argv.front().find_last_of('/') + 1), argv, {}, set};
+    return supervise_processes({launcher}, watched);
+  };
+  hooks.node_state = [&](const std::vector<std::string>& hosts, std::string& note) {
+    SystemProcessRunner runner(k_node_state_timeout);
+    return node_state_evidence(scheduler, hosts, allocation.job_id, names, runner, note);
+  };
+  if (launch.probe_timeout > 0) {
+    hooks.probe = [&](const std::vector<std::string>& hosts, std::string& note) {
+      LaunchRequest request;
+      request.system = launch.system;
+      request.nodes = static_cast<long>(hosts.size());
+      request.hostfile = launch.hostfile;
+      request.per_node = true;
+      request.choose_hosts = true;
+      request.program = {env.ezpz_bin, "probe"};
+      LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
+      std::vector<std::string> argv = with_hosts(plan.argv, hosts, files.write(hosts));
+      SystemProcessRunner runner(std::chrono::seconds(launch.probe_timeout));
+      ProcessResult result = runner.run(argv);
+      std::string ended = result.timed_out ? "no answer within " + std::to_string(launch.probe_timeout) + " s"
+                                           : "the probe ended with exit code " + std::to_string(result.exit_code);
+      return probe_evidence(hosts, result.out, ended, names, note);
+    };
+  }
+
+  long spares = launch.policy.spare_nodes;
+  long active = launch.policy.active_nodes > 0 ? launch.policy.active_nodes
+                                               : static_cast<long>(allocation.hosts.size()) - spares;
+  std::cerr << "ezpz launch: failover: " << active << " active node(s) and " << spares << " spare(s) of "
+            << allocation.hosts.size() << " host(s) (" << allocation.hosts_from << ")"
+            << (recording ? "; decisions recorded in " + decisions_path(record) : std::string()) << "\n";
+  FailoverResult result =
+      run_failover(allocation.hosts, names, profile.failover, launch.policy, supervision, hooks, allocation_end(process_env()));
+  return result.code;
+}
+
+}  // namespace ezpz

@@ -1,0 +1,59 @@
+// What a failed launch's output says: lines that name bad nodes (the profile's failover.patterns) and
+// whether the program got past start-up (the spec's progress pattern).
+#pragma once
+
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ezpz/runtime/node_names.hpp"
+
+namespace ezpz {
+
+// The most bytes of one line that are looked at: a longer line is cut there.
+inline constexpr std::size_t k_max_scanned_line = 4096;
+
+class OutputEvidence {
+ public:
+  // Throws UserError at a pattern's place when one is not a regular expression; `progress` ("" for
+  // none) was checked where it was written.
+  OutputEvidence(const Failover& failover, NodeNames& names, const std::string& progress);
+
+  // The next bytes of the output, in any pieces; lines end at '\n' or '\r'.
+  void feed(std::string_view bytes);
+  // The end of the output: a last line without '\n' is looked at.
+  void finish();
+
+  // One entry per host a pattern named, with its first line.
+  const std::vector<Evidence>& evidence() const { return m_evidence; }
+  // What a pattern matched but proves nothing about this allocation, once per name: "pattern
+  // 'pals-shepherd-killed' names 'x9', not a host of this allocation (line: …)". At most 20.
+  const std::vector<std::string>& ignored() const { return m_ignored; }
+  // Whether a line matched the progress pattern.
+  bool progress_seen() const { return m_progress_seen; }
+  bool watches_progress() const { return m_progress.has_value(); }
+
+ private:
+  void scan(std::string_view line);
+  void ignore(std::string message);
+
+  struct Compiled {
+    const FailurePattern* pattern;
+    std::regex regex;
+    bool broken = false;  // threw while matching (a pathological line): not used again
+  };
+  NodeNames& m_names;
+  std::vector<Compiled> m_patterns;
+  std::optional<std::regex> m_progress;
+  bool m_progress_seen = false;
+  std::string m_line;  // the unfinished line, at most k_max_scanned_line bytes
+  bool m_line_cut = false;
+  std::vector<Evidence> m_evidence;
+  std::vector<std::string> m_ignored;
+  std::set<std::string> m_ignored_names;
+};
+
+}  // namespace ezpz
