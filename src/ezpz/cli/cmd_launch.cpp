@@ -56,7 +56,7 @@ std::string duration_problem(const std::string& text) {
 
 // --probe-timeout: a duration, or 0 (no probe).
 std::string probe_timeout_problem(const std::string& text) {
-  return text == "0" || text == "0s" ? std::string() : duration_problem(text);
+  return is_zero_duration(text) ? std::string() : duration_problem(text);
 }
 
 long duration_seconds(const std::string& text) {
@@ -109,7 +109,7 @@ int launch_spare(const LaunchOptions& options, const Environment& env, std::vect
   launch.command = std::move(command);
   launch.env = std::move(plan_env);
   launch.hostfile = options.hostfile;
-  launch.probe_timeout = duration_seconds(options.probe_timeout == "0" ? "" : options.probe_timeout);
+  launch.probe_timeout = is_zero_duration(options.probe_timeout) ? 0 : duration_seconds(options.probe_timeout);
   launch.policy.spare_nodes = options.spare_nodes;
   launch.policy.active_nodes = options.verbatim ? 0 : options.nodes;
   launch.policy.retries = options.retries;

@@ -5,6 +5,7 @@
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_commands.hpp"
+#include "ezpz/runtime/failover.hpp"
 #include "ezpz/util/exit_codes.hpp"
 
 namespace ezpz {
@@ -33,6 +34,8 @@ int run_status(const StatusFlags& flags) {
     JobStatus status = query_status(*ref.scheduler, ref.job_id, runner);
     std::string name = ref.record ? ref.record->name : "";
     std::string exit = status.exit_code ? std::to_string(*status.exit_code) : "-";
+    // Spare-node failover's decisions, recorded by ezpz launch in the job's record directory.
+    std::vector<nlohmann::json> decisions = read_decisions(ref.record ? ref.record->dir : record_dir(root, ref.job_id));
     if (flags.json) {
       all.push_back({{"job_id", ref.job_id},
                      {"name", name},
@@ -41,7 +44,8 @@ int run_status(const StatusFlags& flags) {
                      {"starts", status.starts ? nlohmann::json(*status.starts) : nlohmann::json()},
                      {"scheduler_state", status.scheduler_state},
                      {"detail", status.detail},
-                     {"record", ref.record ? ref.record->dir : ""}});
+                     {"record", ref.record ? ref.record->dir : ""},
+                     {"failover", decisions}});
       continue;
     }
     auto pad = [](std::string text, size_t width) { return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' '); };
@@ -49,6 +53,13 @@ int run_status(const StatusFlags& flags) {
     std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(status.state, 12) << pad(exit, 6) << pad(starts, 8)
               << (ref.record ? ref.record->submitted_at : "")
               << (status.detail.empty() ? "" : "  (" + status.detail + ")") << "\n";
+    for (const auto& json : decisions) {
+      FailoverDecision decision = FailoverDecision::from_json(json);
+      // Swaps and the stop here; what else was noticed: --json.
+      if (decision.action == "swap" || decision.action == "drop_spare" || decision.action == "stop") {
+        std::cout << "  failover: " << decision.text() << "\n";
+      }
+    }
   }
   // Scheduler output may hold any bytes: invalid UTF-8 becomes U+FFFD rather than an abort.
   if (flags.json) std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -142,12 +142,15 @@ void Resolver::build_commands(const Queue* queue) {
   stage_values["total_ranks"] = std::to_string(job.spec.nodes->value);
   stage_values["cpus_per_rank"] = "";
   stage_values["cpu_bind"] = "";
-  job.stage_launcher = expand_groups(groups, stage_values, profile.path + ": launcher.args");
   let_launch_choose_hosts(job.launcher, values);
   if (job.spec.supervise.spare_nodes) {
-    job.probe_launcher = job.stage_launcher;
+    job.probe_launcher = expand_groups(groups, stage_values, profile.path + ": launcher.args");
     let_launch_choose_hosts(job.probe_launcher, stage_values);
   }
+  // Staging reaches every node asked for, the spares too: one may take a failed node's place.
+  stage_values["nodes"] = std::to_string(requested_nodes());
+  stage_values["total_ranks"] = std::to_string(requested_nodes());
+  job.stage_launcher = expand_groups(groups, stage_values, profile.path + ": launcher.args");
 
   for (const auto& entry : profile.backend_env.for_job(job.spec.nodes->value, job.spec.ranks_per_node->value)) {
     job.backend_env.emplace_back(entry.name,

@@ -28,6 +28,24 @@ nlohmann::json FailoverDecision::to_json() const {
   return out;
 }
 
+FailoverDecision FailoverDecision::from_json(const nlohmann::json& json) {
+  FailoverDecision decision;
+  auto text = [&](const char* key) {
+    auto found = json.find(key);
+    return found != json.end() && found->is_string() ? found->get<std::string>() : std::string();
+  };
+  if (auto attempt = json.find("attempt"); attempt != json.end() && attempt->is_number_integer()) {
+    decision.attempt = attempt->get<long>();
+  }
+  decision.action = text("action");
+  decision.node = text("node");
+  decision.replacement = text("replacement");
+  decision.source = text("source");
+  decision.evidence = text("evidence");
+  decision.reason = text("reason");
+  return decision;
+}
+
 std::string FailoverDecision::text() const {
   std::string head = "attempt " + std::to_string(attempt) + ": ";
   if (action == "swap") return head + "swap " + node + " for " + replacement + ": " + source + ": " + evidence;

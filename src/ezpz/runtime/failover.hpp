@@ -39,6 +39,8 @@ struct FailoverDecision {
   std::optional<int> code;  // ended, stop: the exit code
 
   nlohmann::json to_json() const;
+  // A recorded decision; fields that are missing or of another type are left empty.
+  static FailoverDecision from_json(const nlohmann::json& json);
   // "attempt 1: swap n2 for n3: scheduler: state DOWN (scontrol -o show node n1,n2,n3)".
   std::string text() const;
 };

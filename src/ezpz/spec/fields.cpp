@@ -177,6 +177,7 @@ ValueType<long> duration_type(long min_seconds) {
               return std::nullopt;
             }
             std::string why;
+            if (min_seconds == 0 && is_zero_duration(node.scalar)) return 0L;
             auto seconds = parse_walltime(node.scalar, &why);
             if (!seconds) {
               d.error(node.loc, "invalid " + path + " '" + node.scalar + "': " + why);
@@ -377,7 +378,7 @@ const std::vector<FieldDef>& fields() {
         field(
             "nodes", [](auto& s) -> auto& { return s.nodes; }, count_type(), "number of nodes; default 1", env),
         field(
-            "walltime", [](auto& s) -> auto& { return s.walltime; }, duration_type(0),
+            "walltime", [](auto& s) -> auto& { return s.walltime; }, duration_type(1),
             "time limit: HH:MM:SS, MM:SS, or units such as 90m and 1h30m; normalised to HH:MM:SS", env),
         field(
             "filesystems", [](auto& s) -> auto& { return s.filesystems; }, list_type(),

@@ -134,6 +134,10 @@ double seconds_from_environment(const char* name, double fallback, double min, d
 
 namespace ezpz {
 
+bool is_zero_duration(std::string_view text) {
+  return text.find('0') != std::string_view::npos && text.find_first_not_of("0:-dDhHmMsS") == std::string_view::npos;
+}
+
 std::string iso_utc(long time) {
   std::time_t value = static_cast<std::time_t>(time);
   std::tm parts{};

@@ -13,6 +13,10 @@ namespace ezpz {
 // (PBS reads seconds, Slurm minutes).
 std::optional<long> parse_walltime(std::string_view text, std::string* why);
 
+// Whether `text` is a duration of zero ("0", "0s", "00:00:00"), which parse_walltime refuses as a
+// walltime but a wait or a time limit may be.
+bool is_zero_duration(std::string_view text);
+
 // "HH:MM:SS" with at least two digits of hours (hours may exceed 24: "168:00:00").
 std::string format_walltime(long seconds);
 

@@ -11,6 +11,18 @@ JobSpec read(const std::string& text, Diagnostics& d) {
   return read_job_spec(parse_yaml(make_source("job.yaml", text)), OriginKind::spec, d);
 }
 
+TEST(ReadJobSpec, AWaitOrTimeLimitMayBeZeroButNotAWalltime) {
+  // A bug: `supervise.retry_delay: 0s` was refused as "a walltime must be longer than zero".
+  Diagnostics d;
+  JobSpec spec = read("supervise: {retry_delay: 0s, probe_timeout: '00:00:00', spare_nodes: 1}\n", d);
+  ASSERT_TRUE(d.empty()) << d.items()[0].message;
+  EXPECT_EQ(spec.supervise.retry_delay->value, 0);
+  EXPECT_EQ(spec.supervise.probe_timeout->value, 0);
+  Diagnostics bad;
+  read("walltime: 0s\nsupervise: {timeout: 0s}\n", bad);
+  EXPECT_EQ(bad.items().size(), 2u);
+}
+
 TEST(ReadJobSpec, ReadsEveryKindOfValue) {
   Diagnostics d;
   JobSpec spec = read(R"(

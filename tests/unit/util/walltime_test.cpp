@@ -57,3 +57,19 @@ TEST(WalltimeParse, ExplainsAmbiguousNumbers) {
 
 }  // namespace
 }  // namespace ezpz
+
+namespace ezpz {
+namespace {
+
+TEST(ZeroDuration, IsZeroInEveryFormAndNothingElse) {
+  for (const char* zero : {"0", "0s", "0m", "00:00:00", "0h0m"}) EXPECT_TRUE(is_zero_duration(zero)) << zero;
+  for (const char* other : {"", "s", "10s", "0.5s", "1", "00:00:01"}) EXPECT_FALSE(is_zero_duration(other)) << other;
+}
+
+TEST(IsoUtc, FormatsSecondsSinceTheEpoch) {
+  EXPECT_EQ(iso_utc(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(iso_utc(1'800'000'000), "2027-01-15T08:00:00Z");
+}
+
+}  // namespace
+}  // namespace ezpz
