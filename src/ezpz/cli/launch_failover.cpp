@@ -133,13 +133,13 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
   }
 
   long spares = launch.policy.spare_nodes;
-  long active = launch.policy.active_nodes > 0 ? launch.policy.active_nodes
-                                               : static_cast<long>(allocation.hosts.size()) - spares;
+  long active =
+      launch.policy.active_nodes > 0 ? launch.policy.active_nodes : static_cast<long>(allocation.hosts.size()) - spares;
   std::cerr << "ezpz launch: failover: " << active << " active node(s) and " << spares << " spare(s) of "
             << allocation.hosts.size() << " host(s) (" << allocation.hosts_from << ")"
             << (recording ? "; decisions recorded in " + decisions_path(record) : std::string()) << "\n";
-  FailoverResult result =
-      run_failover(allocation.hosts, names, profile.failover, launch.policy, supervision, hooks, allocation_end(process_env()));
+  FailoverResult result = run_failover(allocation.hosts, names, profile.failover, launch.policy, supervision, hooks,
+                                       allocation_end(process_env()));
   return result.code;
 }
 

@@ -12,10 +12,10 @@ namespace ezpz {
 
 struct SpareNodeLaunch {
   std::string system;
-  std::vector<std::string> command;  // the launcher command with {hostfile} / {hosts}
+  std::vector<std::string> command;                      // the launcher command with {hostfile} / {hosts}
   std::vector<std::pair<std::string, std::string>> env;  // set for the launcher (LaunchPlan::env)
-  std::string hostfile;              // --hostfile: the allocation's hosts from there
-  long probe_timeout = 60;           // seconds; 0: no health probe
+  std::string hostfile;                                  // --hostfile: the allocation's hosts from there
+  long probe_timeout = 60;                               // seconds; 0: no health probe
   FailoverPolicy policy;
 };
 

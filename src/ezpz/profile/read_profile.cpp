@@ -213,7 +213,10 @@ void read_failure_pattern(FailurePattern& pattern, const Node& node, const std::
                    {"name", [&](const Node& n) { r.text(pattern.name, n, what + ".name"); }},
                    {"regex", [&](const Node& n) { r.regex(n, what + ".regex", pattern.regex); }},
                    {"host_group", [&](const Node& n) { r.number(pattern.host_group, n, what + ".host_group", 0, 99); }},
-                   {"host_is", [&](const Node& n) { r.choice(pattern.host_is, n, what + ".host_is", {"name", "address"}); }},
+                   {"host_is",
+                    [&](const Node& n) {
+                      r.choice(pattern.host_is, n, what + ".host_is", {"name", "address"});
+                    }},
                },
                r.d);
   if (node.is_map() && !node.find("regex")) r.d.error(node.loc, "missing '" + what + ".regex': the line to look for");
@@ -235,7 +238,8 @@ void read_failover(Failover& failover, const Node& node, Reader& r) {
                       }
                       for (const auto& item : n.items) {
                         FailurePattern pattern;
-                        read_failure_pattern(pattern, item, "failover.patterns[" + std::to_string(failover.patterns.size()) + "]", r);
+                        read_failure_pattern(pattern, item,
+                                             "failover.patterns[" + std::to_string(failover.patterns.size()) + "]", r);
                         failover.patterns.push_back(pattern);
                       }
                     }},
@@ -247,7 +251,10 @@ void read_node_state(NodeStateQuery& query, const Node& node, Reader& r) {
   read_section(node, "node_state",
                {
                    {"command", [&](const Node& n) { r.list(query.command, n, "node_state.command"); }},
-                   {"format", [&](const Node& n) { r.choice(query.format, n, "node_state.format", {"slurm-scontrol", "pbs-json"}); }},
+                   {"format",
+                    [&](const Node& n) {
+                      r.choice(query.format, n, "node_state.format", {"slurm-scontrol", "pbs-json"});
+                    }},
                    {"bad", [&](const Node& n) { r.list(query.bad, n, "node_state.bad"); }},
                    {"job_nodes", [&](const Node& n) { r.list(query.job_nodes, n, "node_state.job_nodes"); }},
                },
@@ -520,23 +527,29 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                       s.job_env.insert(vars.begin(), vars.end());
                     }},
                    {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
-      {"submit_hold", [&](const Node& n) { r.list(s.submit_hold, n, "submit_hold"); }},
-      {"status_format", [&](const Node& n) { r.choice(s.status_format, n, "status_format", {"pbs-json", "slurm-scontrol"}); }},
-      {"status_fallback", [&](const Node& n) { r.list(s.status_fallback, n, "status_fallback"); }},
-      {"status_fallback_format", [&](const Node& n) {
-         r.choice(s.status_fallback_format, n, "status_fallback_format", {"slurm-sacct"});
-       }},
-      {"states", [&](const Node& n) {
-         std::vector<std::pair<std::string, std::string>> states;
-         r.variables(states, n, "states");
-         std::string state;
-         for (const auto& entry : n.entries) r.choice(state, entry.value, "states." + entry.key, job_state_names());
-         s.states.insert(states.begin(), states.end());
-       }},
-      {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
-      {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
-      {"default_error", [&](const Node& n) { r.text(s.default_error, n, "default_error"); }},
-      {"output_note", [&](const Node& n) { r.text(s.output_note, n, "output_note"); }},
+                   {"submit_hold", [&](const Node& n) { r.list(s.submit_hold, n, "submit_hold"); }},
+                   {"status_format",
+                    [&](const Node& n) {
+                      r.choice(s.status_format, n, "status_format", {"pbs-json", "slurm-scontrol"});
+                    }},
+                   {"status_fallback", [&](const Node& n) { r.list(s.status_fallback, n, "status_fallback"); }},
+                   {"status_fallback_format",
+                    [&](const Node& n) {
+                      r.choice(s.status_fallback_format, n, "status_fallback_format", {"slurm-sacct"});
+                    }},
+                   {"states",
+                    [&](const Node& n) {
+                      std::vector<std::pair<std::string, std::string>> states;
+                      r.variables(states, n, "states");
+                      std::string state;
+                      for (const auto& entry : n.entries)
+                        r.choice(state, entry.value, "states." + entry.key, job_state_names());
+                      s.states.insert(states.begin(), states.end());
+                    }},
+                   {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
+                   {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
+                   {"default_error", [&](const Node& n) { r.text(s.default_error, n, "default_error"); }},
+                   {"output_note", [&](const Node& n) { r.text(s.output_note, n, "output_note"); }},
                    {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
                    {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
                    {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},

@@ -63,7 +63,7 @@ struct Scheduler {
   std::map<std::string, std::string> states;  // scheduler state → a JobState name (profile/job_state.hpp)
   std::vector<std::string> never_starts;      // reasons of a pending job that will never start
   std::vector<std::string> cancel;
-  NodeStateQuery node_state;  // empty command: the scheduler cannot be asked
+  NodeStateQuery node_state;   // empty command: the scheduler cannot be asked
   std::string default_output;  // where output goes without `output:` ({name}, {job_number})
   std::string default_error;   // where stderr goes without `error:`; "" = into the output file
   std::string output_note;     // why a running job's output file may not exist yet ("" = no reason)

@@ -211,15 +211,15 @@ const Queue* Resolver::check_queue() {
   const auto& walltime = *job.spec.walltime;
   // The scheduler is asked for the spares as well.
   long requested = requested_nodes();
-  std::string counted = requested == nodes.value ? std::to_string(requested)
-                                                 : std::to_string(requested) + " (nodes " + std::to_string(nodes.value) +
-                                                       " + supervise.spare_nodes " +
-                                                       std::to_string(requested - nodes.value) + ")";
+  std::string counted = requested == nodes.value
+                            ? std::to_string(requested)
+                            : std::to_string(requested) + " (nodes " + std::to_string(nodes.value) +
+                                  " + supervise.spare_nodes " + std::to_string(requested - nodes.value) + ")";
   if (requested < queue->min_nodes) {
-    d.error(at(nodes.origin),
-            "queue '" + queue->name + "' needs at least " + std::to_string(queue->min_nodes) + " nodes, found " +
-                counted,
-            fitting_queues(requested, walltime.value));
+    d.error(
+        at(nodes.origin),
+        "queue '" + queue->name + "' needs at least " + std::to_string(queue->min_nodes) + " nodes, found " + counted,
+        fitting_queues(requested, walltime.value));
   } else if (queue->max_nodes && requested > *queue->max_nodes) {
     d.error(at(nodes.origin),
             "nodes " + counted + " is over the limit of queue '" + queue->name + "' (at most " +

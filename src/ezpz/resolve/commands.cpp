@@ -45,16 +45,17 @@ void Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
   }
   const std::string& option = job.profile->launcher.hosts_option;
   values["hosts"] = "{hosts}";
-  if (auto added = option.empty() ? std::nullopt
-                                  : expand_option_group(option, values, job.profile->path + ": launcher.hosts_option")) {
+  if (auto added = option.empty()
+                       ? std::nullopt
+                       : expand_option_group(option, values, job.profile->path + ": launcher.hosts_option")) {
     words.insert(words.end(), added->begin(), added->end());
     named = true;
   }
   if (!named && job.profile->launcher.kind != "local") {
     d.error(at(spare->origin),
             "'supervise.spare_nodes' needs a launcher that can be told which hosts to use, and the " +
-                job.profile->launcher.kind + " line of system '" + job.profile->name +
-                "' names none (no $" + (nodefile != job.scheduler->job_env.end() ? nodefile->second : "node file") +
+                job.profile->launcher.kind + " line of system '" + job.profile->name + "' names none (no $" +
+                (nodefile != job.scheduler->job_env.end() ? nodefile->second : "node file") +
                 " word, no launcher.hosts_option)",
             "add launcher.hosts_option to the profile (docs/failover.md)");
   }
@@ -93,7 +94,8 @@ std::map<std::string, std::string> Resolver::placeholder_values(const Queue* que
       {"mail.events", mail_events},
       {"after", joined(s.after)},
       {"supervise.requeue", s.supervise.requeue ? std::to_string(s.supervise.requeue->value) : std::string()},
-      {"supervise.spare_nodes", s.supervise.spare_nodes ? std::to_string(s.supervise.spare_nodes->value) : std::string()},
+      {"supervise.spare_nodes",
+       s.supervise.spare_nodes ? std::to_string(s.supervise.spare_nodes->value) : std::string()},
       // Output files of a job that starts again keep what the earlier starts wrote.
       {"output_mode", s.supervise.requeue ? "append" : ""},
   };

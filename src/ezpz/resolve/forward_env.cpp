@@ -35,7 +35,7 @@ void Resolver::forward_env(std::map<std::string, std::string> values) {
   forward("EZPZ_BIN");
   for (const auto& [name, value] : handoff_env(job)) forward(name);
   if (job.spec.supervise.signal_before) forward("EZPZ_JOB_END_TIME");  // exported by the script itself
-  if (job.spec.supervise.spare_nodes) forward("EZPZ_HOSTS");  // set by ezpz launch for each attempt
+  if (job.spec.supervise.spare_nodes) forward("EZPZ_HOSTS");           // set by ezpz launch for each attempt
   for (const auto& [name, value] : job.backend_env) forward(name);
   for (const auto& [name, value] : job.spec.env) forward(name);
   for (const auto& name : launcher.env_names) forward(name);

@@ -19,8 +19,9 @@ struct HostSource {
 
 // EZPZ_HOSTFILE first: `ezpz launch --hostfile F` exports it so every rank agrees on the first host.
 // EZPZ_HOSTS: the hosts of a spare-node launch's attempt (ezpz launch --spare-nodes).
-const HostSource k_host_sources[] = {
-    {"EZPZ_HOSTS", false}, {"EZPZ_HOSTFILE", true}, {"PBS_NODEFILE", true}, {"SLURM_STEP_NODELIST", false}, {"SLURM_JOB_NODELIST", false}, {"SLURM_NODELIST", false}};
+const HostSource k_host_sources[] = {{"EZPZ_HOSTS", false},         {"EZPZ_HOSTFILE", true},
+                                     {"PBS_NODEFILE", true},        {"SLURM_STEP_NODELIST", false},
+                                     {"SLURM_JOB_NODELIST", false}, {"SLURM_NODELIST", false}};
 const char* const k_job_id_variables[] = {"PBS_JOBID", "SLURM_JOB_ID", "EZPZ_JOB_ID"};
 
 std::vector<std::string> read_hostfile(const std::string& path, const std::string& what) {

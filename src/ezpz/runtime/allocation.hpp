@@ -14,10 +14,10 @@ struct Allocation {
   std::string job_id;              // "" outside a job
 };
 
-// Reads EZPZ_HOSTS (a host list: the hosts a spare-node launch chose), PBS_NODEFILE (a file, one line per slot), else SLURM_STEP_NODELIST / SLURM_JOB_NODELIST
-// (host lists); the job id from PBS_JOBID, SLURM_JOB_ID or EZPZ_JOB_ID. `hostfile`, when not empty,
-// replaces all of them (ezpz launch --hostfile). Throws UserError naming the variable or file when a
-// named file cannot be read, or the hosts are malformed or more than docs/limits.md allows.
+// Reads EZPZ_HOSTS (a host list: the hosts a spare-node launch chose), PBS_NODEFILE (a file, one line per slot), else
+// SLURM_STEP_NODELIST / SLURM_JOB_NODELIST (host lists); the job id from PBS_JOBID, SLURM_JOB_ID or EZPZ_JOB_ID.
+// `hostfile`, when not empty, replaces all of them (ezpz launch --hostfile). Throws UserError naming the variable or
+// file when a named file cannot be read, or the hosts are malformed or more than docs/limits.md allows.
 Allocation current_allocation(const EnvLookup& env, const std::string& hostfile = {});
 
 // The job id alone (PBS_JOBID, SLURM_JOB_ID or EZPZ_JOB_ID; "" outside a job): reads no host file.

@@ -84,8 +84,7 @@ class Loop {
 
 // Whether an attempt got past start-up, and why it counts (or not) as having done so.
 std::pair<bool, std::string> progress_of(const OutputEvidence& output, const FailoverPolicy& policy,
-                                         const Supervision& supervision, const LaunchOutcome& outcome,
-                                         double lived) {
+                                         const Supervision& supervision, const LaunchOutcome& outcome, double lived) {
   if (output.watches_progress()) {
     return {output.progress_seen(), output.progress_seen() ? "its output matched supervise.progress"
                                                            : "its output never matched supervise.progress"};
@@ -124,7 +123,8 @@ FailoverResult run_failover(const std::vector<std::string>& hosts, NodeNames& na
     LaunchOutcome outcome = hooks.attempt(active, watched);
     double lived = hooks.now() - started;
     output.finish();
-    if (outcome.code == 0) return loop.stop("success", 0, "the attempt succeeded after " + format_walltime(std::lround(lived)));
+    if (outcome.code == 0)
+      return loop.stop("success", 0, "the attempt succeeded after " + format_walltime(std::lround(lived)));
     if (outcome.stopped_by_user) return loop.stop("stopped", outcome.code, outcome.why + ": not running it again");
     if (outcome.end_signal_sent) {
       return loop.stop("end-signal", outcome.code, "the ranks were told that the allocation is about to end");
@@ -150,7 +150,8 @@ FailoverResult run_failover(const std::vector<std::string>& hosts, NodeNames& na
     std::string why;
     auto from_scheduler = hooks.node_state(all, why);
     for (auto& evidence : from_scheduler) bad.emplace(evidence.host, evidence);
-    if (why.empty() && from_scheduler.empty()) why = "scheduler: none of the " + std::to_string(all.size()) + " node(s) is in a bad state";
+    if (why.empty() && from_scheduler.empty())
+      why = "scheduler: none of the " + std::to_string(all.size()) + " node(s) is in a bad state";
     note(why);
     for (const auto& evidence : output.evidence()) bad.emplace(evidence.host, evidence);
     for (const auto& ignored : output.ignored()) {
@@ -195,7 +196,8 @@ FailoverResult run_failover(const std::vector<std::string>& hosts, NodeNames& na
     }
     if (failed.size() > spares.size()) {
       std::vector<std::string> named;
-      for (size_t i : failed) named.push_back(active[i] + " (" + bad[active[i]].source + ": " + bad[active[i]].detail + ")");
+      for (size_t i : failed)
+        named.push_back(active[i] + " (" + bad[active[i]].source + ": " + bad[active[i]].detail + ")");
       return loop.stop("no-spares", outcome.code,
                        std::to_string(failed.size()) + " node(s) proven bad and " + std::to_string(spares.size()) +
                            " healthy spare(s) left: " + join(named, "; "));
@@ -236,8 +238,8 @@ FailoverResult run_failover(const std::vector<std::string>& hosts, NodeNames& na
     if (!cannot_finish(allocation_end, hooks.now(), delay, static_cast<double>(policy.startup_seconds)).empty()) {
       return loop.stop("no-time", outcome.code,
                        "not enough time left for another attempt to get past start-up (" +
-                           format_walltime(policy.startup_seconds) + ", plus " +
-                           format_walltime(std::lround(delay)) + " to wait): the allocation ends " +
+                           format_walltime(policy.startup_seconds) + ", plus " + format_walltime(std::lround(delay)) +
+                           " to wait): the allocation ends " +
                            (*allocation_end <= std::lround(hooks.now()) ? "now" : "at " + iso_utc(*allocation_end)));
     }
     if (delay > 0) hooks.sleep(delay);

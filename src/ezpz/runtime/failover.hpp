@@ -18,12 +18,12 @@
 namespace ezpz {
 
 struct FailoverPolicy {
-  long spare_nodes = 0;          // hosts kept in reserve, from the end of the allocation's list
-  long active_nodes = 0;         // hosts an attempt runs on; 0: all but the spares
-  long retries = 0;              // attempts run again on the same hosts when nothing proves a node bad
-  RetryPolicy delays;            // the wait before each attempt after the first (retries unused)
-  long startup_seconds = 300;    // without `progress`: an attempt that lived this long got past start-up
-  std::string progress;          // a regex: an attempt whose output matches it got past start-up
+  long spare_nodes = 0;        // hosts kept in reserve, from the end of the allocation's list
+  long active_nodes = 0;       // hosts an attempt runs on; 0: all but the spares
+  long retries = 0;            // attempts run again on the same hosts when nothing proves a node bad
+  RetryPolicy delays;          // the wait before each attempt after the first (retries unused)
+  long startup_seconds = 300;  // without `progress`: an attempt that lived this long got past start-up
+  std::string progress;        // a regex: an attempt whose output matches it got past start-up
 };
 
 // One decision, as recorded with the job and printed on the console.

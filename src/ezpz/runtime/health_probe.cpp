@@ -57,11 +57,13 @@ std::vector<Evidence> probe_evidence(const std::vector<std::string>& hosts, cons
   for (const auto& host : hosts) {
     auto found = answers.find(host);
     if (found == answers.end()) {
-      evidence.push_back({host, "probe", "no answer (" + why_ended + "), while " + std::to_string(answers.size()) +
-                                             " other node(s) answered"});
+      evidence.push_back(
+          {host, "probe",
+           "no answer (" + why_ended + "), while " + std::to_string(answers.size()) + " other node(s) answered"});
     } else if (found->second.count < most) {
-      evidence.push_back({host, "probe", "sees " + std::to_string(found->second.count) + " " + found->second.kind +
-                                             " device(s), other nodes " + std::to_string(most)});
+      evidence.push_back({host, "probe",
+                          "sees " + std::to_string(found->second.count) + " " + found->second.kind +
+                              " device(s), other nodes " + std::to_string(most)});
     }
   }
   return evidence;

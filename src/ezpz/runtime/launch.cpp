@@ -33,8 +33,10 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   long usable = hosts - request.spare_nodes;
   long nodes = request.nodes.value_or(usable > 0 ? usable : 1);
   if (hosts > 0 && nodes > usable) {
-    throw UserError("--nodes " + std::to_string(nodes) + (request.spare_nodes > 0 ? " and " + std::to_string(request.spare_nodes) + " spare(s) are" : " is") +
-                    " more than the " + std::to_string(hosts) + " hosts of this allocation (" + allocation.hosts_from + ")");
+    throw UserError(
+        "--nodes " + std::to_string(nodes) +
+        (request.spare_nodes > 0 ? " and " + std::to_string(request.spare_nodes) + " spare(s) are" : " is") +
+        " more than the " + std::to_string(hosts) + " hosts of this allocation (" + allocation.hosts_from + ")");
   }
   std::optional<long> ppn = request.per_node ? std::optional<long>(1) : request.ppn;
   if (request.ranks) {
@@ -58,7 +60,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   set(inputs.cli, "nodes", std::to_string(nodes), d);
   if (ppn) set(inputs.cli, "ranks_per_node", std::to_string(*ppn), d);
   if (!request.cpu_bind.empty()) set(inputs.cli, "cpu_bind", request.cpu_bind, d);
-  if (request.choose_hosts) set(inputs.cli, "supervise.spare_nodes", std::to_string(std::max(1L, request.spare_nodes)), d);
+  if (request.choose_hosts)
+    set(inputs.cli, "supervise.spare_nodes", std::to_string(std::max(1L, request.spare_nodes)), d);
   inputs.cli.run = Sourced<std::vector<std::string>>{request.program, Origin{OriginKind::cli, {}, "ezpz launch"}};
   d.throw_if_any();
   ResolvedJob job = resolve(catalog, inputs);
@@ -71,9 +74,9 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   if (plan.kind == "local") return plan;  // run_local_ranks starts the ranks itself
 
   // --hostfile reaches the ranks as EZPZ_HOSTFILE, so that every rank agrees on the first host.
-  std::vector<CommandWord> launcher = !request.per_node        ? job.launcher
+  std::vector<CommandWord> launcher = !request.per_node      ? job.launcher
                                       : request.choose_hosts ? job.probe_launcher
-                                                                : job.stage_launcher;
+                                                             : job.stage_launcher;
   if (auto overlap = k_overlap_options.find(plan.kind); request.per_node && overlap != k_overlap_options.end()) {
     for (const auto& word : overlap->second) launcher.insert(launcher.begin() + 1, CommandWord{word, false});
   }
@@ -127,7 +130,8 @@ std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const 
                                     const std::string& hostfile) {
   std::string list = compress_hostlist(hosts);
   std::vector<std::string> words;
-  for (const auto& word : argv) words.push_back(replace_all(replace_all(word, "{hosts}", list), "{hostfile}", hostfile));
+  for (const auto& word : argv)
+    words.push_back(replace_all(replace_all(word, "{hosts}", list), "{hostfile}", hostfile));
   return words;
 }
 

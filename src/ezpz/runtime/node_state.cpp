@@ -154,8 +154,9 @@ std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std:
       for (const auto& host : hosts) {
         std::string key = names.key(host).empty() ? host : names.key(host);
         if (std::find(kept.begin(), kept.end(), key) != kept.end()) continue;
-        evidence.push_back({host, "scheduler", "no longer in the job's nodes (" + compress_hostlist(*nodes) + ", from " +
-                                                   shown_command(job_argv) + ")"});
+        evidence.push_back(
+            {host, "scheduler",
+             "no longer in the job's nodes (" + compress_hostlist(*nodes) + ", from " + shown_command(job_argv) + ")"});
       }
     } else {
       notes.push_back("no node list of job " + job_id + " from '" + shown_command(job_argv) + "' (exit code " +

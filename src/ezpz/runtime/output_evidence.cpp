@@ -72,8 +72,8 @@ void OutputEvidence::scan(std::string_view line) {
       continue;
     }
     if (static_cast<std::size_t>(pattern.host_group) >= match.size() || !match[pattern.host_group].matched) {
-      ignore("pattern '" + pattern.name + "' has no group " + std::to_string(pattern.host_group) + " (line: " +
-             shown(line) + ")");
+      ignore("pattern '" + pattern.name + "' has no group " + std::to_string(pattern.host_group) +
+             " (line: " + shown(line) + ")");
       continue;
     }
     std::string named = match[pattern.host_group].str();
@@ -81,8 +81,8 @@ void OutputEvidence::scan(std::string_view line) {
     if (!host) {
       if (!m_ignored_names.insert(pattern.name + "\n" + named).second) continue;  // said once per name
       ignore("pattern '" + pattern.name + "' names '" + printable(named) + "', not " +
-             (pattern.host_is == "address" ? "the address of one host" : "a host") + " of this allocation (line: " +
-             shown(line) + ")");
+             (pattern.host_is == "address" ? "the address of one host" : "a host") +
+             " of this allocation (line: " + shown(line) + ")");
       continue;
     }
     bool known = std::any_of(m_evidence.begin(), m_evidence.end(), [&](const Evidence& e) { return e.host == *host; });

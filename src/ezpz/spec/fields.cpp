@@ -100,7 +100,9 @@ ValueType<std::string> text_type() {
 
 // An ECMAScript regular expression, compiled here so that a bad one is reported where it is written.
 ValueType<std::string> regex_type() {
-  return {[=] { return json{{"type", "string"}, {"format", "regex"}}; },
+  return {[=] {
+            return json{{"type", "string"}, {"format", "regex"}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
             auto value = read_string(node, path, d);
             if (!value) return value;
@@ -464,7 +466,8 @@ const std::vector<FieldDef>& fields() {
             "supervise.log_dir", [](auto& s) -> auto& { return s.supervise.log_dir; }, text_type(),
             "write each rank's output (stdout and stderr) to DIR/rank-N.log, appended; the console shows rank 0", !env),
         field(
-            "supervise.spare_nodes", [](auto& s) -> auto& { return s.supervise.spare_nodes; }, number_type(1, k_max_count),
+            "supervise.spare_nodes", [](auto& s) -> auto& { return s.supervise.spare_nodes; },
+            number_type(1, k_max_count),
             "ask for this many nodes beyond 'nodes' and keep them in reserve: a node proven bad is swapped for one",
             !env),
         field(
@@ -474,8 +477,7 @@ const std::vector<FieldDef>& fields() {
             !env),
         field(
             "supervise.startup", [](auto& s) -> auto& { return s.supervise.startup; }, duration_type(1),
-            "how long an attempt must live to count as past start-up, without 'supervise.progress'; default 5m",
-            !env),
+            "how long an attempt must live to count as past start-up, without 'supervise.progress'; default 5m", !env),
         field(
             "supervise.probe_timeout", [](auto& s) -> auto& { return s.supervise.probe_timeout; }, duration_type(0),
             "time limit of the health probe of every node after a failed attempt; 0 turns it off; default 1m", !env),

@@ -79,7 +79,9 @@ std::vector<JobRecord> list_records(const std::string& root) {
   return records;
 }
 
-std::string decisions_path(const std::string& record_dir) { return (fs::path(record_dir) / "decisions.jsonl").string(); }
+std::string decisions_path(const std::string& record_dir) {
+  return (fs::path(record_dir) / "decisions.jsonl").string();
+}
 
 void append_decision(const std::string& record_dir, const nlohmann::json& decision) {
   std::error_code error;

@@ -18,8 +18,9 @@ TEST(NodeStates, ReadsScontrolLinesWithFlagsAndTheNotRespondingStar) {
       "NodeName=n2 Arch=x86_64 State=DOWN*+DRAIN ThreadsPerCore=1 Reason=test [root@2026-11-24T21:55:59]\n"
       "NodeName=n3 Arch=x86_64 State=MIXED+NOT_RESPONDING\n"
       "garbage without names\n";
-  EXPECT_EQ(parse_node_states("slurm-scontrol", out),
-            (States{{"n1", {"IDLE"}}, {"n2", {"NOT_RESPONDING", "DOWN", "DRAIN"}}, {"n3", {"MIXED", "NOT_RESPONDING"}}}));
+  EXPECT_EQ(
+      parse_node_states("slurm-scontrol", out),
+      (States{{"n1", {"IDLE"}}, {"n2", {"NOT_RESPONDING", "DOWN", "DRAIN"}}, {"n3", {"MIXED", "NOT_RESPONDING"}}}));
 }
 
 TEST(NodeStates, ReadsPbsnodesJsonAndSkipsUnknownNodes) {
@@ -45,7 +46,8 @@ TEST(NodeStateEvidence, NamesBadStatesAndNodesTheJobLost) {
   NodeNames names(hosts, {});
   test::FakeRunner runner;
   runner.answers.push_back({0, "JobId=42 NodeList=n[1-2] BatchHost=n1\n", ""});
-  runner.answers.push_back({0, "NodeName=n1 State=IDLE\nNodeName=n2 State=ALLOCATED+DRAIN\nNodeName=n3 State=IDLE\n", ""});
+  runner.answers.push_back(
+      {0, "NodeName=n1 State=IDLE\nNodeName=n2 State=ALLOCATED+DRAIN\nNodeName=n3 State=IDLE\n", ""});
   std::string note;
   auto evidence = node_state_evidence(slurm, hosts, "42", names, runner, note);
   ASSERT_EQ(runner.calls.size(), 2u);
@@ -73,10 +75,13 @@ TEST(NodeStateEvidence, AFailingSchedulerProvesNothingAndSaysSo) {
   EXPECT_NE(note.find("no node states from 'pbsnodes -F json -v x1 x2' (exit code 127)"), std::string::npos) << note;
 }
 
-Failover aurora_failover() { return test::builtin_catalog().system("aurora").failover; }
+Failover aurora_failover() {
+  return test::builtin_catalog().system("aurora").failover;
+}
 
 TEST(OutputEvidence, TheShippedAuroraPatternsNameHostsInTheirOtherForms) {
-  std::vector<std::string> hosts = {"x4102c5s2b0n0.hsn.cm.aurora.alcf.anl.gov", "x4102c5s3b0n0.hsn.cm.aurora.alcf.anl.gov"};
+  std::vector<std::string> hosts = {"x4102c5s2b0n0.hsn.cm.aurora.alcf.anl.gov",
+                                    "x4102c5s3b0n0.hsn.cm.aurora.alcf.anl.gov"};
   Failover failover = aurora_failover();
   ASSERT_EQ(failover.patterns.size(), 2u);
   NodeNames names(hosts, failover);
@@ -100,10 +105,12 @@ TEST(OutputEvidence, AnAddressThatIsNoHostOfTheAllocationIsIgnoredOnce) {
   Failover failover = aurora_failover();
   NodeNames names(hosts, {});
   OutputEvidence output(failover, names, "");
-  for (int i = 0; i < 3; ++i) output.feed("RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.115.1.9]:4402\n");
+  for (int i = 0; i < 3; ++i)
+    output.feed("RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.115.1.9]:4402\n");
   output.feed("RuntimeError: [gloo] Connection closed by peer [127.0.0.1]:4402\n");
   ASSERT_EQ(output.ignored().size(), 1u);
-  EXPECT_NE(output.ignored()[0].find("names '10.115.1.9', not the address of one host of this allocation"), std::string::npos)
+  EXPECT_NE(output.ignored()[0].find("names '10.115.1.9', not the address of one host of this allocation"),
+            std::string::npos)
       << output.ignored()[0];
   ASSERT_EQ(output.evidence().size(), 1u);
   EXPECT_EQ(output.evidence()[0].host, "localhost");
@@ -155,7 +162,9 @@ TEST(ProbeEvidence, NoAnswerAtAllProvesNothing) {
   std::vector<std::string> hosts = {"n1", "n2"};
   NodeNames names(hosts, {});
   std::string note;
-  EXPECT_TRUE(probe_evidence(hosts, "srun: error: Unable to create step\n", "the probe ended with exit code 1", names, note).empty());
+  EXPECT_TRUE(
+      probe_evidence(hosts, "srun: error: Unable to create step\n", "the probe ended with exit code 1", names, note)
+          .empty());
   EXPECT_NE(note.find("no answer from any of the 2 node(s)"), std::string::npos);
   EXPECT_EQ(probe_answer("n1", Devices{}), "ezpz-probe node=n1 devices=cpu:0");
 }

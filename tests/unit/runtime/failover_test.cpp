@@ -16,10 +16,10 @@ namespace {
 struct World {
   struct Step {
     int code = 1;
-    std::string output;             // what the attempt prints
-    double seconds = 1;             // how long it runs
-    std::vector<Evidence> state;    // from the scheduler afterwards
-    std::vector<Evidence> probe;    // from the probe afterwards
+    std::string output;           // what the attempt prints
+    double seconds = 1;           // how long it runs
+    std::vector<Evidence> state;  // from the scheduler afterwards
+    std::vector<Evidence> probe;  // from the probe afterwards
     bool stopped_by_user = false;
   };
   std::vector<Step> steps;
@@ -160,7 +160,10 @@ TEST(Failover, Exit143IsAFailureLikeAnyOtherNotTheWalltime) {
 
 TEST(Failover, StopsWhenMoreNodesAreBadThanSparesAreHealthy) {
   World world;
-  world.steps = {{1, "", 100, {{"n1", "scheduler", "state DOWN"}, {"n4", "scheduler", "state DRAIN"}},
+  world.steps = {{1,
+                  "",
+                  100,
+                  {{"n1", "scheduler", "state DOWN"}, {"n4", "scheduler", "state DRAIN"}},
                   {{"n2", "probe", "no answer"}}}};
   FailoverResult result = run(world, policy(1));
   EXPECT_EQ(result.reason, "no-spares");
@@ -180,13 +183,19 @@ TEST(Failover, NeitherASignalNorTheEndSignalIsRetried) {
 TEST(Failover, ALogLineNamesTheNodeToSwap) {
   Failover failover;
   failover.node_key = "^(x[0-9]+c[0-9]+s[0-9]+b[0-9]+n[0-9]+)";
-  failover.patterns.push_back({"pals-shepherd-killed", "([A-Za-z0-9][A-Za-z0-9.-]*): shepherd died from signal 9\\b", 1, "name", {}});
-  std::vector<std::string> hosts = {"x4102c5s2b0n0.hsn.cm.aurora.alcf.anl.gov", "x4102c5s3b0n0.hsn.cm.aurora.alcf.anl.gov",
+  failover.patterns.push_back(
+      {"pals-shepherd-killed", "([A-Za-z0-9][A-Za-z0-9.-]*): shepherd died from signal 9\\b", 1, "name", {}});
+  std::vector<std::string> hosts = {"x4102c5s2b0n0.hsn.cm.aurora.alcf.anl.gov",
+                                    "x4102c5s3b0n0.hsn.cm.aurora.alcf.anl.gov",
                                     "x4102c5s4b0n0.hsn.cm.aurora.alcf.anl.gov"};
   NodeNames names(hosts, failover);
   World world;
-  world.steps = {{1, "step 3\nx4102c5s3b0n0.hostmgmt2042.cm.aurora.alcf.anl.gov: shepherd died from signal 9\n"
-                     "x9999c0s0b0n0: shepherd died from signal 9\n", 100, {}, {}},
+  world.steps = {{1,
+                  "step 3\nx4102c5s3b0n0.hostmgmt2042.cm.aurora.alcf.anl.gov: shepherd died from signal 9\n"
+                  "x9999c0s0b0n0: shepherd died from signal 9\n",
+                  100,
+                  {},
+                  {}},
                  {0, "", 1, {}, {}}};
   FailoverPolicy p = policy(1);
   FailoverResult result = run_failover(hosts, names, failover, p, Supervision{}, world.hooks(), std::nullopt);
