@@ -19,8 +19,6 @@ source "$here/../e2e/lib.sh"
 source "$here/lib.sh"
 cluster=$1
 ezpz=$2
-python=/usr/bin/python3
-[[ -x $python ]] || python=python3
 enter_cluster "$cluster"
 
 downed=
@@ -51,9 +49,6 @@ while step < steps:
 print(f"rank {rank} done on {node}", flush=True)
 PY
 
-field() { # field JOB NAME: NAME in `ezpz status JOB --json`
-  "$ezpz" status "$1" --system slurm --json 2>/dev/null | "$python" -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$2"
-}
 # decisions JOB ACTION KEY: KEY of each recorded decision ACTION of JOB, one per line.
 decisions() {
   "$ezpz" status "$1" --system slurm --json 2>/dev/null | "$python" -c '
@@ -61,14 +56,6 @@ import json, sys
 for d in json.load(sys.stdin)[0]["failover"]:
     if d["action"] == sys.argv[1]:
         print(d.get(sys.argv[2], ""))' "$2" "$3"
-}
-output_of() { scontrol -o show job "$1" | grep -o 'StdOut=[^ ]*' | cut -d= -f2; }
-wait_done() { # wait_done JOB: until Slurm says the job ended (120 s at most)
-  for _ in $(seq 240); do
-    [[ $(field "$1" state) =~ ^(completed|failed|cancelled|timeout)$ ]] && return 0
-    sleep 0.5
-  done
-  return 1
 }
 marker_at_least() { # marker_at_least FILE N: until FILE holds N or more (60 s at most)
   for _ in $(seq 120); do
@@ -95,15 +82,15 @@ job=$("$ezpz" submit down.yaml 2>"$workdir/submit.err")
 check "submitted a 2 + 1 spare node job ($(cat "$workdir/submit.err"))" test -n "$job"
 [[ -n $job ]] || finish
 check "the first attempt got to step 2" marker_at_least "$workdir/down.marker" 2
-out=$(output_of "$job")
+out=$(job_output "$job")
 downed=$(sed -n 's/^rank 1 on \([^ ]*\) resumes at step 0$/\1/p' "$out" | head -n 1)
 first=$(sed -n 's/^rank 0 on \([^ ]*\) resumes at step 0$/\1/p' "$out" | head -n 1)
 check "rank 1 ran on an active node ($downed)" test -n "$downed"
 check "scontrol update nodename=$downed state=down" \
   scontrol update nodename="$downed" state=down reason=ezpz-failover-test
-check "the job ended" wait_done "$job"
-check "status: completed with exit 0 ($(field "$job" state) $(field "$job" exit_code))" \
-  test "$(field "$job" state) $(field "$job" exit_code)" = "completed 0"
+check "the job ended" wait_job_done "$job" 120
+check "status: completed with exit 0 ($(job_field "$job" state) $(job_field "$job" exit_code))" \
+  test "$(job_field "$job" state) $(job_field "$job" exit_code)" = "completed 0"
 spare=$(decisions "$job" swap replacement)
 check "the record has one swap: $downed for $spare ($(decisions "$job" swap node))" \
   test "$(decisions "$job" swap node)" = "$downed"
@@ -152,7 +139,7 @@ in_allocation() {
   } >"$workdir/$name.sh"
   local id
   id=$(sbatch --parsable -N 3 --no-kill -o "$workdir/$name.out" "$workdir/$name.sh") || return 1
-  wait_done "$id"
+  wait_job_done "$id" 120
 }
 
 # 2. A simulated PALS log: the first attempt's rank 0 reports the second node's shepherd killed (and a

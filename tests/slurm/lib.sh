@@ -30,3 +30,24 @@ enter_cluster() {  # enter_cluster CLUSTER_DIR
   unset EZPZ_SYSTEM
   cd "$workdir" || exit 1
 }
+
+# The tests' Python (Debian's, with json).
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+
+# job_field JOB NAME: NAME of the job in `ezpz status JOB --json` (with or without a record).
+job_field() {
+  "${ezpz:?}" status "$1" --system slurm --json 2>/dev/null |
+    "$python" -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$2"
+}
+# job_output JOB: the path of the job's standard output, as Slurm has it.
+job_output() { scontrol -o show job "$1" | grep -o 'StdOut=[^ ]*' | cut -d= -f2; }
+# wait_job_done JOB [SECONDS]: until Slurm says the job ended (90 s unless told).
+wait_job_done() {
+  local _
+  for _ in $(seq $((${2:-90} * 2))); do
+    [[ $(job_field "$1" state) =~ ^(completed|failed|cancelled|timeout)$ ]] && return 0
+    sleep 0.5
+  done
+  return 1
+}

@@ -12,8 +12,6 @@ source "$here/../e2e/lib.sh"
 source "$here/lib.sh"
 cluster=$1
 ezpz=$2
-python=/usr/bin/python3
-[[ -x $python ]] || python=python3
 enter_cluster "$cluster"
 
 # spec FILE NAME REQUEUE RUN: a one-node, one-rank job.
@@ -21,15 +19,11 @@ spec() {
   printf '%s\n' "name: $2" "system: slurm" "queue: debug" "nodes: 1" "walltime: 5m" \
     "env: {MASTER_ADDR: 127.0.0.1}" "run: $4" "supervise: {requeue: $3}" >"$workdir/$1"
 }
-field() { # field JOB NAME: NAME in `ezpz status JOB --json`
-  "$ezpz" status "$1" --json 2>/dev/null | "$python" -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$2"
-}
-output_of() { scontrol -o show job "$1" | grep -o 'StdOut=[^ ]*' | cut -d= -f2; }
 # wait_for JOB TEXT: until the job's output holds TEXT (60 s at most).
 wait_for() {
   local file
   for _ in $(seq 120); do
-    file=$(output_of "$1")
+    file=$(job_output "$1")
     grep -q "$2" "$file" 2>/dev/null && return 0
     sleep 0.5
   done
@@ -47,13 +41,6 @@ requeue() {
   done
   return 1
 }
-wait_done() { # wait_done JOB: until Slurm says the job ended (90 s at most)
-  for _ in $(seq 180); do
-    [[ $(field "$1" state) =~ ^(completed|failed|cancelled|timeout)$ ]] && return 0
-    sleep 0.5
-  done
-  return 1
-}
 
 # 1. Requeued once: it starts again, and its second run ends the job.
 spec once.yaml ezpz-requeue-once 2 \
@@ -62,16 +49,16 @@ job=$("$ezpz" submit once.yaml 2>"$workdir/submit.err")
 check "submitted ($(cat "$workdir/submit.err"))" test -n "$job"
 [[ -n $job ]] || finish
 check "the first run started" wait_for "$job" "^run 0$"
-check "status while it runs: 1 start ($(field "$job" starts))" test "$(field "$job" starts)" = 1
+check "status while it runs: 1 start ($(job_field "$job" starts))" test "$(job_field "$job" starts)" = 1
 check "scontrol requeue of the running job" requeue "$job"
 check "it ran again" wait_for "$job" "^run 1$"
-check "... and ended" wait_done "$job"
-check "status: completed ($(field "$job" state))" test "$(field "$job" state)" = completed
-check "status: 2 starts ($(field "$job" starts))" test "$(field "$job" starts)" = 2
+check "... and ended" wait_job_done "$job"
+check "status: completed ($(job_field "$job" state))" test "$(job_field "$job" state)" = completed
+check "status: 2 starts ($(job_field "$job" starts))" test "$(job_field "$job" starts)" = 2
 "$ezpz" status "$job" >"$workdir/status.txt" 2>&1
 check "status (text) shows 2 starts: $(tail -n 1 "$workdir/status.txt")" \
   grep -Eq "^$job +ezpz-requeue-once +completed +0 +2 " "$workdir/status.txt"
-out=$(output_of "$job")
+out=$(job_output "$job")
 check "the output kept both runs, in order (appended): $(grep -c '^run' "$out") run lines" \
   test "$(grep '^run' "$out" | tr '\n' ' ')" = "run 0 run 1 "
 check "... and the launch said which restart it was" grep -q "ezpz launch: restart 1 of at most 2 (SLURM_RESTART_COUNT)" "$out"
@@ -85,11 +72,11 @@ check "the first run started" wait_for "$job" "^run 0$"
 check "requeued once" requeue "$job"
 check "the second run started" wait_for "$job" "^run 1$"
 check "requeued twice" requeue "$job"
-check "the job ended" wait_done "$job"
-out=$(output_of "$job")
-check "status: failed with exit 1 ($(field "$job" state) $(field "$job" exit_code))" \
-  test "$(field "$job" state) $(field "$job" exit_code)" = "failed 1"
-check "status: 3 starts ($(field "$job" starts))" test "$(field "$job" starts)" = 3
+check "the job ended" wait_job_done "$job"
+out=$(job_output "$job")
+check "status: failed with exit 1 ($(job_field "$job" state) $(job_field "$job" exit_code))" \
+  test "$(job_field "$job" state) $(job_field "$job" exit_code)" = "failed 1"
+check "status: 3 starts ($(job_field "$job" starts))" test "$(job_field "$job" starts)" = 3
 check "the program did not run a third time ($(grep '^run' "$out" | tr '\n' ' '))" \
   test "$(grep '^run' "$out" | tr '\n' ' ')" = "run 0 run 1 "
 check "... and the launch says why ($(grep 'restarted' "$out"))" \

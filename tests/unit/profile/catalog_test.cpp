@@ -61,7 +61,9 @@ TEST(Catalog, EveryShippedPatternCompiles) {
     for (const auto& [variable, pattern] : profile.detect.env) EXPECT_NO_THROW(std::regex{pattern}) << name << " " << variable;
     for (const auto& pattern : profile.detect.hostname) EXPECT_NO_THROW(std::regex{pattern}) << name << " " << pattern;
     EXPECT_NO_THROW(std::regex{test::builtin_catalog().scheduler(profile.scheduler).job_id_pattern}) << name;
-    if (!profile.failover.node_key.empty()) EXPECT_NO_THROW(std::regex{profile.failover.node_key}) << name;
+    if (!profile.failover.node_key.empty()) {
+      EXPECT_NO_THROW(std::regex{profile.failover.node_key}) << name;
+    }
     for (const auto& pattern : profile.failover.patterns)
       EXPECT_NO_THROW(std::regex{pattern.regex}) << name << " " << pattern.name;
   }

@@ -145,8 +145,11 @@ TEST(OutputEvidence, ABadPatternIsReportedWhereItIsWritten) {
 TEST(ProbeEvidence, ANodeThatDoesNotAnswerWhileOthersDoIsBad) {
   std::vector<std::string> hosts = {"n1", "n2", "n3"};
   NodeNames names(hosts, {});
-  Devices six{"xpu", 6};
-  Devices five{"xpu", 5};
+  Devices six;
+  six.kind = "xpu";
+  six.count = 6;
+  Devices five = six;
+  five.count = 5;
   std::string out = probe_answer("n1", six) + "\n" + "0: " + probe_answer("n3", five) + "\nnoise\n";
   std::string note;
   auto evidence = probe_evidence(hosts, out, "no answer within 60 s", names, note);
