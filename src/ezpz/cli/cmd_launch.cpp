@@ -131,8 +131,7 @@ int launch_verbatim(const LaunchOptions& options, const std::vector<std::string>
     std::cout << command_text(command) << "\n";
     return k_exit_ok;
   }
-  std::string name = command.front().substr(command.front().find_last_of('/') + 1);
-  SupervisedProcess launcher{name, command, {}, {}};
+  SupervisedProcess launcher = launcher_process(command);
   return run_attempts([&] { return supervise_processes({launcher}, supervision); }, policy, process_env());
 }
 
@@ -188,8 +187,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
     if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
     // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
     // KILL to its process group) ends the ranks it started, as mpiexec and srun stop their ranks.
-    SupervisedProcess launcher{plan.argv[0], plan.argv, {}, plan.env};
-    return supervise_processes({launcher}, supervision);
+    return supervise_processes({launcher_process(plan.argv, plan.env)}, supervision);
   };
   if (plan.kind == "local" || supervision.idle_timeout_seconds > 0 || policy.retries > 0) {
     return run_attempts(attempt, policy, process_env());
@@ -246,7 +244,8 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::Range(0L, 1000L));
   command
       ->add_option("--spare-nodes", options->spare_nodes,
-                   "keep the last K hosts of the allocation in reserve; after a failed attempt, swap each node "
+                   "keep K hosts of the allocation (those after the active ones) in reserve; after a failed attempt, "
+                   "swap each node "
                    "that evidence proves bad (scheduler state, the profile's failure patterns, a health probe) "
                    "for a spare and run again (docs/failover.md)")
       ->check(CLI::Range(1L, 1000000L));
@@ -258,7 +257,7 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   command
       ->add_option("--startup", options->startup,
                    "with --spare-nodes: how long an attempt must live to count as past start-up (default 5m); "
-                   "no attempt starts with less time than this left in the allocation")
+                   "no further attempt starts with less time than this left in the allocation")
       ->check(CLI::Validator(duration_problem, "DURATION"));
   command
       ->add_option("--probe-timeout", options->probe_timeout,

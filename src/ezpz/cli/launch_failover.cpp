@@ -1,13 +1,15 @@
 // Wiring the failover loop to the allocation: attempts through the launcher, the scheduler's node
-// states, the health probe, and the record.
+// states, the health probe, signals between attempts, and the record.
 #include "ezpz/cli/launch_failover.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/runtime/health_probe.hpp"
@@ -57,6 +59,45 @@ class HostFiles {
   long m_count = 0;
 };
 
+// Outside an attempt, the signals that stop ezpz launch wait to be taken (wait()) instead of ending it
+// with its host files and the probe's processes left behind. During an attempt the supervisor takes
+// them (supervise_processes), and its children must start with this process's own mask.
+class SignalGate {
+ public:
+  SignalGate() {
+    sigemptyset(&m_set);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&m_set, signal);
+    sigprocmask(SIG_BLOCK, &m_set, &m_previous);
+  }
+  ~SignalGate() { sigprocmask(SIG_SETMASK, &m_previous, nullptr); }
+  SignalGate(const SignalGate&) = delete;
+  SignalGate& operator=(const SignalGate&) = delete;
+
+  // Runs `attempt` with the mask ezpz launch had before (a signal that came just now is taken first
+  // by wait(), which the loop calls before every attempt but the first).
+  template <class Attempt>
+  auto open_for(Attempt&& attempt) {
+    sigprocmask(SIG_SETMASK, &m_previous, nullptr);
+    auto outcome = attempt();
+    sigprocmask(SIG_BLOCK, &m_set, nullptr);
+    return outcome;
+  }
+
+  // Waits up to `seconds` for one of the signals; returns it if one came.
+  std::optional<int> wait(double seconds) {
+    timespec limit{static_cast<time_t>(seconds), static_cast<long>((seconds - std::floor(seconds)) * 1e9)};
+    for (;;) {
+      int signal = sigtimedwait(&m_set, nullptr, &limit);
+      if (signal > 0) return signal;
+      if (errno != EINTR) return std::nullopt;  // EAGAIN: the time is up
+    }
+  }
+
+ private:
+  sigset_t m_set;
+  sigset_t m_previous;
+};
+
 // Where decisions go: the job's record directory, when there is a job and a records directory.
 std::string decisions_dir(const std::string& job_id) {
   if (job_id.empty()) return "";
@@ -84,13 +125,28 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
   const SystemProfile& profile = env.catalog.system(launch.system);
   const Scheduler& scheduler = env.catalog.scheduler(profile.scheduler);
   NodeNames names(allocation.hosts, profile.failover);
+  // The probe's command for `count` nodes. Planned once now: a profile that cannot run it fails
+  // before the first attempt, not in the middle of the loop.
+  auto probe_command = [&](size_t count) {
+    LaunchRequest request;
+    request.system = launch.system;
+    request.nodes = static_cast<long>(count);
+    request.hostfile = launch.hostfile;
+    request.per_node = true;
+    request.choose_hosts = true;
+    request.program = {env.ezpz_bin, "probe"};
+    return plan_launch(env.catalog, request, process_env(), env.ezpz_bin).argv;
+  };
+  if (launch.probe_timeout > 0) probe_command(allocation.hosts.size());
   HostFiles files;
+  SignalGate gate;
   std::string record = decisions_dir(allocation.job_id);
   bool recording = !record.empty();
+  if (recording) std::cerr << "ezpz launch: failover: decisions recorded in " << decisions_path(record) << "\n";
 
   FailoverHooks hooks;
   hooks.now = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
-  hooks.sleep = [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); };
+  hooks.wait = [&](double seconds) { return gate.wait(seconds); };
   hooks.record = [&](const FailoverDecision& decision) {
     std::cerr << "ezpz launch: failover: " << decision.text() << "\n";
     if (!recording) return;
@@ -102,12 +158,17 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
     }
   };
   hooks.attempt = [&](const std::vector<std::string>& hosts, const Supervision& watched) {
-    std::vector<std::string> argv = with_hosts(launch.command, hosts, files.write(hosts));
+    // The host file lists the hosts in host-list order, so that its first line, where the launcher
+    // starts rank 0, is the first host of EZPZ_HOSTS, which every rank takes for MASTER_ADDR. srun
+    // ({hosts}) orders its step itself, and the ranks read SLURM_STEP_NODELIST.
+    std::vector<std::string> ordered = expand_hostlist(compress_hostlist(hosts), "the attempt's hosts");
+    std::vector<std::string> argv = with_hosts(launch.command, ordered, files.write(ordered));
     std::cerr << "ezpz launch: " << command_text(argv) << "\n";
     auto set = launch.env;
-    set.emplace_back("EZPZ_HOSTS", compress_hostlist(hosts));  // every rank agrees on the first host
-    SupervisedProcess launcher{argv.front().substr(argv.front().find_last_of('/') + 1), argv, {}, set};
-    return supervise_processes({launcher}, watched);
+    bool host_file = std::any_of(launch.command.begin(), launch.command.end(),
+                                 [](const std::string& word) { return word.find("{hostfile}") != std::string::npos; });
+    if (host_file) set.emplace_back("EZPZ_HOSTS", compress_hostlist(hosts));
+    return gate.open_for([&] { return supervise_processes({launcher_process(argv, set)}, watched); });
   };
   hooks.node_state = [&](const std::vector<std::string>& hosts, std::string& note) {
     SystemProcessRunner runner(k_node_state_timeout);
@@ -115,15 +176,7 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
   };
   if (launch.probe_timeout > 0) {
     hooks.probe = [&](const std::vector<std::string>& hosts, std::string& note) {
-      LaunchRequest request;
-      request.system = launch.system;
-      request.nodes = static_cast<long>(hosts.size());
-      request.hostfile = launch.hostfile;
-      request.per_node = true;
-      request.choose_hosts = true;
-      request.program = {env.ezpz_bin, "probe"};
-      LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
-      std::vector<std::string> argv = with_hosts(plan.argv, hosts, files.write(hosts));
+      std::vector<std::string> argv = with_hosts(probe_command(hosts.size()), hosts, files.write(hosts));
       SystemProcessRunner runner(std::chrono::seconds(launch.probe_timeout));
       ProcessResult result = runner.run(argv);
       std::string ended = result.timed_out ? "no answer within " + std::to_string(launch.probe_timeout) + " s"
@@ -131,13 +184,6 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
       return probe_evidence(hosts, result.out, ended, names, note);
     };
   }
-
-  long spares = launch.policy.spare_nodes;
-  long active =
-      launch.policy.active_nodes > 0 ? launch.policy.active_nodes : static_cast<long>(allocation.hosts.size()) - spares;
-  std::cerr << "ezpz launch: failover: " << active << " active node(s) and " << spares << " spare(s) of "
-            << allocation.hosts.size() << " host(s) (" << allocation.hosts_from << ")"
-            << (recording ? "; decisions recorded in " + decisions_path(record) : std::string()) << "\n";
   FailoverResult result = run_failover(allocation.hosts, names, profile.failover, launch.policy, supervision, hooks,
                                        allocation_end(process_env()));
   return result.code;

@@ -217,6 +217,7 @@ void read_failure_pattern(FailurePattern& pattern, const Node& node, const std::
                     [&](const Node& n) {
                       r.choice(pattern.host_is, n, what + ".host_is", {"name", "address"});
                     }},
+                   {"proves", [&](const Node& n) { r.flag(pattern.proves, n, what + ".proves"); }},
                },
                r.d);
   if (node.is_map() && !node.find("regex")) r.d.error(node.loc, "missing '" + what + ".regex': the line to look for");

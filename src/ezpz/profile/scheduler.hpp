@@ -35,7 +35,8 @@ struct OptionTable {
 // How to ask the scheduler about nodes (schedulers/<name>.yaml, `node_state:`): spare-node failover
 // takes a node in one of the `bad` states as proven bad.
 struct NodeStateQuery {
-  std::vector<std::string> command;  // {hosts}: the hosts asked about, comma-separated
+  // {hosts}: the hosts asked about, comma-separated; the word {each_host}: one word per host
+  std::vector<std::string> command;
   std::string format;                // which parser reads the answer: slurm-scontrol | pbs-json
   std::vector<std::string> bad;      // states (upper case) that prove a node bad
   // The job's nodes now ({job_id}), read in `format`: a host of the allocation the scheduler has taken

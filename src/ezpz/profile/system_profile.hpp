@@ -74,6 +74,9 @@ struct FailurePattern {
   std::string regex;             // ECMAScript, searched in each line
   int host_group = 1;            // the capture group that holds the host
   std::string host_is = "name";  // name | address: an IP address, matched to the addresses of the hosts
+  // false: a match makes the host a suspect only, recorded but not evicted on its own (a line that
+  // any dying peer process causes, not only a failing node)
+  bool proves = true;
   SourceLoc loc;
 };
 

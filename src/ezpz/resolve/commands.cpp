@@ -32,9 +32,9 @@ long Resolver::requested_nodes() const {
   return job.spec.nodes->value + (spare ? spare->value : 0);
 }
 
-void Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map<std::string, std::string> values) {
+bool Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map<std::string, std::string> values) {
   const auto& spare = job.spec.supervise.spare_nodes;
-  if (!spare) return;
+  if (!spare) return false;
   bool named = false;
   auto nodefile = job.scheduler->job_env.find("nodefile");
   for (auto& word : words) {
@@ -51,7 +51,7 @@ void Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
     words.insert(words.end(), added->begin(), added->end());
     named = true;
   }
-  if (!named && job.profile->launcher.kind != "local") {
+  if (!named && job.profile->launcher.kind != "local" && &words == &job.launcher) {
     d.error(at(spare->origin),
             "'supervise.spare_nodes' needs a launcher that can be told which hosts to use, and the " +
                 job.profile->launcher.kind + " line of system '" + job.profile->name + "' names none (no $" +
@@ -59,6 +59,7 @@ void Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
                 " word, no launcher.hosts_option)",
             "add launcher.hosts_option to the profile (docs/failover.md)");
   }
+  return named;
 }
 
 std::map<std::string, std::string> Resolver::placeholder_values(const Queue* queue) const {

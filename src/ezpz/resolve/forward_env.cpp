@@ -45,6 +45,7 @@ void Resolver::forward_env(std::map<std::string, std::string> values) {
     if (!words) continue;
     job.launcher.insert(job.launcher.end(), words->begin(), words->end());
     job.stage_launcher.insert(job.stage_launcher.end(), words->begin(), words->end());
+    if (!job.probe_launcher.empty()) job.probe_launcher.insert(job.probe_launcher.end(), words->begin(), words->end());
   }
 }
 

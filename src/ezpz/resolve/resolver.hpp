@@ -73,7 +73,8 @@ struct Resolver {
   long requested_nodes() const;
   // With spare nodes, `ezpz launch` chooses each attempt's hosts: the words of `words` that name them
   // become {hostfile} (the scheduler's node file variable) and {hosts} (launcher.hosts_option).
-  void let_launch_choose_hosts(std::vector<CommandWord>& words, std::map<std::string, std::string> values);
+  // Returns whether they name their hosts that way (only `launcher`'s failure is reported).
+  bool let_launch_choose_hosts(std::vector<CommandWord>& words, std::map<std::string, std::string> values);
   std::map<std::string, std::string> placeholder_values(const Queue* queue) const;
   std::vector<std::string> launcher_groups() const;
   void build_commands(const Queue* queue);

@@ -42,7 +42,9 @@ std::vector<Evidence> probe_evidence(const std::vector<std::string>& hosts, cons
     if (!host || colon == std::string::npos) continue;
     Answer answer{devices.substr(0, colon), 0};
     std::string count = devices.substr(colon + 1);
-    if (count.empty() || count.size() > 6 || !std::all_of(count.begin(), count.end(), ::isdigit)) continue;
+    if (count.empty() || count.size() > 6 ||
+        !std::all_of(count.begin(), count.end(), [](unsigned char c) { return c >= '0' && c <= '9'; }))
+      continue;
     answer.count = std::stol(count);
     answers[*host] = answer;
   }

@@ -91,11 +91,9 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     // Passed by name besides what a rendered script forwards: --hostfile, and the end signal's request.
     std::vector<std::string> names = {"EZPZ_JOB_END_TIME", "EZPZ_END_SIGNAL", "EZPZ_SIGNAL_BEFORE", "EZPZ_LABEL",
                                       "EZPZ_LOG_DIR"};
-    if (request.choose_hosts) names.insert(names.begin(), "EZPZ_HOSTS");  // set by each attempt
     if (!request.hostfile.empty()) names.insert(names.begin(), "EZPZ_HOSTFILE");
     for (const auto& name : names) {
-      bool named_anyway = name == "EZPZ_HOSTFILE" || name == "EZPZ_HOSTS";
-      if (auto value = env(name); !named_anyway && (!value || value->empty())) continue;
+      if (auto value = env(name); name != "EZPZ_HOSTFILE" && (!value || value->empty())) continue;
       auto words = expand_option_group(env_option, {{"name", name}}, job.profile->path + ": launcher.env_option");
       if (words) launcher.insert(launcher.end(), words->begin(), words->end());
     }
@@ -118,6 +116,12 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     }
   }
   return plan;
+}
+
+SupervisedProcess launcher_process(const std::vector<std::string>& argv,
+                                   std::vector<std::pair<std::string, std::string>> set) {
+  std::string name = argv.front().substr(argv.front().find_last_of('/') + 1);
+  return SupervisedProcess{name, argv, {}, std::move(set)};
 }
 
 bool names_hosts(const std::vector<std::string>& argv) {

@@ -84,7 +84,12 @@ struct LaunchOutcome {
   bool stopped_by_user = false;  // a signal was forwarded or the output was closed: never retried
   std::string why;               // for the retry log: "rank 1 failed with exit code 7", "no output for …"
   bool end_signal_sent = false;  // the allocation is about to end: never retried
+  bool idle_timeout = false;     // the idle-output watchdog ended it (not a program's own exit 124)
 };
+
+// The system's launcher as a supervised process, named after its program ("mpiexec"), with `set`.
+SupervisedProcess launcher_process(const std::vector<std::string>& argv,
+                                   std::vector<std::pair<std::string, std::string>> set = {});
 
 // Starts each process in a process group of its own, passes on its stdout and stderr through pipes as
 // whole lines (LineForwarder, bytes unchanged), passes USR1 and USR2 on to each process (not its group:

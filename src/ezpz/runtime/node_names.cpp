@@ -14,15 +14,21 @@ NodeNames::NodeNames(const std::vector<std::string>& hosts, const Failover& fail
     m_node_key = compile_regex(failover.node_key, failover.node_key_loc, "failover.node_key");
   }
   for (const auto& host : hosts) {
-    if (std::string id = key(host); !id.empty()) m_by_key.emplace(id, host);
+    m_by_key.emplace(key(host), host);
   }
 }
 
 std::string NodeNames::key(const std::string& name) const {
-  if (!m_node_key) return name.substr(0, name.find('.'));
+  std::string short_name = name.substr(0, name.find('.'));
+  if (!m_node_key) return short_name;
   std::smatch match;
-  if (!std::regex_search(name, match, *m_node_key)) return "";
-  return match.size() > 1 ? match[1].str() : match[0].str();
+  try {
+    if (!std::regex_search(name, match, *m_node_key)) return short_name;
+  } catch (const std::exception&) {  // a name std::regex gives up on: its short form
+    return short_name;
+  }
+  std::string id = match.size() > 1 && match[1].matched ? match[1].str() : match[0].str();
+  return id.empty() ? short_name : id;
 }
 
 std::optional<std::string> NodeNames::host_named(const std::string& name) const {

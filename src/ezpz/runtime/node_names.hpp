@@ -19,7 +19,8 @@ struct Evidence {
 };
 
 // The allocation's hosts by their identity: the first group of the profile's failover.node_key, else
-// the name up to its first dot (x1921c1s0b0n0 for "x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov").
+// (no key, or a name it does not match) the name up to its first dot (x1921c1s0b0n0 for
+// "x1921c1s0b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov").
 class NodeNames {
  public:
   // Throws UserError at the profile's failover.node_key when it is not a regular expression.
@@ -32,7 +33,8 @@ class NodeNames {
   // (resolved once, at the first call). nullopt when none has it, or more than one does.
   std::optional<std::string> host_at(const std::string& address);
 
-  // The identity of a name ("" when the node key does not match it).
+  // The identity of a name: the node key's first group, or the name up to its first dot when there is
+  // no node key or it does not match.
   std::string key(const std::string& name) const;
 
  private:

@@ -133,7 +133,7 @@ std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std:
     return {};
   }
   std::vector<std::string> keys;
-  for (const auto& host : hosts) keys.push_back(names.key(host).empty() ? host : names.key(host));
+  for (const auto& host : hosts) keys.push_back(names.key(host));
   std::vector<std::string> argv;
   for (const auto& word : query.command) {
     if (word == "{each_host}") {
@@ -150,10 +150,9 @@ std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std:
     ProcessResult result = runner.run(job_argv);
     if (auto nodes = parse_job_nodes(query.format, result.out)) {
       std::vector<std::string> kept;
-      for (const auto& node : *nodes) kept.push_back(names.key(node).empty() ? node : names.key(node));
+      for (const auto& node : *nodes) kept.push_back(names.key(node));
       for (const auto& host : hosts) {
-        std::string key = names.key(host).empty() ? host : names.key(host);
-        if (std::find(kept.begin(), kept.end(), key) != kept.end()) continue;
+        if (std::find(kept.begin(), kept.end(), names.key(host)) != kept.end()) continue;
         evidence.push_back(
             {host, "scheduler",
              "no longer in the job's nodes (" + compress_hostlist(*nodes) + ", from " + shown_command(job_argv) + ")"});
@@ -177,8 +176,7 @@ std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std:
       if (std::find(query.bad.begin(), query.bad.end(), state) != query.bad.end()) bad.push_back(state);
     }
     if (bad.empty()) continue;
-    bool known = std::any_of(evidence.begin(), evidence.end(), [&](const Evidence& e) { return e.host == *host; });
-    if (!known) evidence.push_back({*host, "scheduler", "state " + join(states, "+") + " (" + asked + ")"});
+    evidence.push_back({*host, "scheduler", "state " + join(states, "+") + " (" + asked + ")"});
   }
   note = join(notes, "; ");
   return evidence;

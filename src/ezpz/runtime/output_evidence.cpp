@@ -1,8 +1,6 @@
 // Scanning a launch's output for lines that name bad nodes, and for progress.
 #include "ezpz/runtime/output_evidence.hpp"
 
-#include <algorithm>
-
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -10,6 +8,7 @@ namespace ezpz {
 namespace {
 
 constexpr std::size_t k_max_ignored = 20;
+constexpr std::size_t k_max_addresses = 1000;  // distinct addresses kept for finish(); more is noise
 
 std::string shown(std::string_view line) {
   std::string text = printable(line.substr(0, 200));
@@ -27,13 +26,21 @@ OutputEvidence::OutputEvidence(const Failover& failover, NodeNames& names, const
   if (!progress.empty()) m_progress = compile_regex(progress, {}, "supervise.progress");
 }
 
+void OutputEvidence::reset() {
+  m_progress_seen = false;
+  m_line.clear();
+  m_addresses.clear();
+  m_seen.clear();
+  m_evidence.clear();
+  m_suspects.clear();
+  m_ignored.clear();
+}
+
 void OutputEvidence::feed(std::string_view bytes) {
   while (!bytes.empty()) {
     std::size_t end = bytes.find_first_of("\n\r");
     std::string_view part = bytes.substr(0, end);
-    if (m_line.size() < k_max_scanned_line) {
-      m_line.append(part.substr(0, k_max_scanned_line - m_line.size()));
-    }
+    if (m_line.size() < k_max_scanned_line) m_line.append(part.substr(0, k_max_scanned_line - m_line.size()));
     if (end == std::string_view::npos) return;
     scan(m_line);
     m_line.clear();
@@ -44,6 +51,8 @@ void OutputEvidence::feed(std::string_view bytes) {
 void OutputEvidence::finish() {
   if (!m_line.empty()) scan(m_line);
   m_line.clear();
+  for (const auto& found : m_addresses) take(found);
+  m_addresses.clear();
 }
 
 void OutputEvidence::ignore(std::string message) {
@@ -53,20 +62,13 @@ void OutputEvidence::ignore(std::string message) {
 void OutputEvidence::scan(std::string_view line) {
   if (line.empty()) return;
   std::string text(line);
-  if (m_progress && !m_progress_seen) {
-    try {
-      m_progress_seen = std::regex_search(text, *m_progress);
-    } catch (const std::exception&) {
-      // A line std::regex gives up on (error_complexity, error_stack) proves nothing.
-    }
-  }
   for (auto& compiled : m_patterns) {
     if (compiled.broken) continue;
     const FailurePattern& pattern = *compiled.pattern;
     std::smatch match;
     try {
       if (!std::regex_search(text, match, compiled.regex)) continue;
-    } catch (const std::exception& error) {
+    } catch (const std::exception& error) {  // error_complexity, error_stack: the loop goes on
       compiled.broken = true;
       ignore("pattern '" + pattern.name + "' gave up on a line (" + error.what() + "); not used again");
       continue;
@@ -76,18 +78,37 @@ void OutputEvidence::scan(std::string_view line) {
              " (line: " + shown(line) + ")");
       continue;
     }
-    std::string named = match[pattern.host_group].str();
-    auto host = pattern.host_is == "address" ? m_names.host_at(named) : m_names.host_named(named);
-    if (!host) {
-      if (!m_ignored_names.insert(pattern.name + "\n" + named).second) continue;  // said once per name
-      ignore("pattern '" + pattern.name + "' names '" + printable(named) + "', not " +
-             (pattern.host_is == "address" ? "the address of one host" : "a host") +
-             " of this allocation (line: " + shown(line) + ")");
-      continue;
+    Found found{&pattern, match[pattern.host_group].str(), shown(line)};
+    if (!m_seen.insert(pattern.name + "\n" + found.named).second) continue;  // every rank may say it
+    if (pattern.host_is != "address") {
+      take(found);
+    } else if (m_addresses.size() < k_max_addresses) {
+      m_addresses.push_back(std::move(found));
     }
-    bool known = std::any_of(m_evidence.begin(), m_evidence.end(), [&](const Evidence& e) { return e.host == *host; });
-    if (!known) m_evidence.push_back({*host, "pattern", pattern.name + ": " + shown(line)});
   }
+  if (m_progress && !m_progress_seen) {
+    try {
+      m_progress_seen = std::regex_search(text, *m_progress);
+    } catch (const std::exception&) {
+      // A line std::regex gives up on proves no progress.
+    }
+  }
+}
+
+void OutputEvidence::take(const Found& found) {
+  const FailurePattern& pattern = *found.pattern;
+  bool address = pattern.host_is == "address";
+  auto host = address ? m_names.host_at(found.named) : m_names.host_named(found.named);
+  if (!host) {
+    ignore("pattern '" + pattern.name + "' names '" + printable(found.named) + "', not " +
+           (address ? "the address of one host" : "a host") + " of this allocation (line: " + found.line + ")");
+    return;
+  }
+  auto& list = pattern.proves ? m_evidence : m_suspects;
+  for (const auto& known : list) {
+    if (known.host == *host) return;
+  }
+  list.push_back({*host, "pattern", pattern.name + ": " + found.line});
 }
 
 }  // namespace ezpz

@@ -286,6 +286,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       say("ezpz launch: " + why + " (--timeout); silent: " + join(silent, ", ") +
           "; stopping them (TERM, then KILL after " + std::to_string(std::lround(grace_seconds)) + " s)\n");
       stop(SIGTERM, k_exit_idle_timeout, why, false);
+      outcome.idle_timeout = true;
     }
     if (!stopping && Clock::now() >= end_signal_due) {
       end_signal_due = Clock::time_point::max();

@@ -28,11 +28,15 @@ struct World {
   std::vector<FailoverDecision> decisions;
   double clock = 1'800'000'000;
   double slept = 0;
+  std::optional<int> signal_while_waiting;
 
   FailoverHooks hooks() {
     FailoverHooks h;
     h.now = [this] { return clock; };
-    h.sleep = [this](double seconds) { slept += seconds, clock += seconds; };
+    h.wait = [this](double seconds) -> std::optional<int> {
+      slept += seconds, clock += seconds;
+      return signal_while_waiting;
+    };
     h.record = [this](const FailoverDecision& d) { decisions.push_back(d); };
     h.attempt = [this](const std::vector<std::string>& hosts, const Supervision& supervision) {
       ran.push_back(hosts);
@@ -63,7 +67,7 @@ struct World {
   std::vector<std::string> actions() const {
     std::vector<std::string> out;
     for (const auto& d : decisions) {
-      if (d.action != "note") out.push_back(d.action + (d.reason.empty() ? "" : ":" + d.reason));
+      if (d.action != "note" && d.action != "start") out.push_back(d.action + (d.reason.empty() ? "" : ":" + d.reason));
     }
     return out;
   }
@@ -184,7 +188,7 @@ TEST(Failover, ALogLineNamesTheNodeToSwap) {
   Failover failover;
   failover.node_key = "^(x[0-9]+c[0-9]+s[0-9]+b[0-9]+n[0-9]+)";
   failover.patterns.push_back(
-      {"pals-shepherd-killed", "([A-Za-z0-9][A-Za-z0-9.-]*): shepherd died from signal 9\\b", 1, "name", {}});
+      {"pals-shepherd-killed", "([A-Za-z0-9][A-Za-z0-9.-]*): shepherd died from signal 9\\b", 1, "name", true, {}});
   std::vector<std::string> hosts = {"x4102c5s2b0n0.hsn.cm.aurora.alcf.anl.gov",
                                     "x4102c5s3b0n0.hsn.cm.aurora.alcf.anl.gov",
                                     "x4102c5s4b0n0.hsn.cm.aurora.alcf.anl.gov"};
@@ -212,6 +216,59 @@ TEST(Failover, ALogLineNamesTheNodeToSwap) {
   EXPECT_NE(swap.evidence.find("pals-shepherd-killed: x4102c5s3b0n0.hostmgmt2042"), std::string::npos) << swap.evidence;
 }
 
+TEST(Failover, ASignalBetweenAttemptsStopsTheLoop) {
+  World world;
+  world.signal_while_waiting = 15;
+  world.steps = {{1, "", 2, {{"n1", "scheduler", "state DOWN"}}, {}}, {0, "", 1, {}, {}}};
+  FailoverResult result = run(world, policy(1));
+  EXPECT_EQ(result.reason, "stopped");
+  EXPECT_EQ(result.code, 128 + 15);
+  EXPECT_EQ(world.ran.size(), 1u);
+}
+
+TEST(Failover, AProgramsOwnExit124IsNotTheWatchdog) {
+  World world;  // 100 s of a 60 s start-up, twice: progress, so the retries run out instead
+  world.steps = {{124, "", 100, {}, {}}, {124, "", 100, {}, {}}};
+  EXPECT_EQ(run(world, policy(1, 1)).reason, "retries-used");
+}
+
+TEST(Failover, EvidenceAgainstAHostNotInUseChangesNothing) {
+  World world;
+  FailoverPolicy p = policy(1, 1);
+  p.active_nodes = 2;  // n1 n2 active, n3 spare, n4 unused
+  world.steps = {{1, "", 100, {{"n4", "scheduler", "state DOWN"}}, {}}, {1, "", 100, {}, {}}};
+  EXPECT_EQ(run(world, p).reason, "retries-used");
+  EXPECT_EQ(world.ran[1], world.ran[0]);
+  EXPECT_NE(world.first("ignore").evidence.find("n4 is not in use (scheduler: state DOWN)"), std::string::npos);
+}
+
+TEST(Failover, ASuspectIsRecordedButNotEvicted) {
+  Failover failover;
+  failover.patterns.push_back({"peer-closed", "peer (n[0-9])", 1, "name", false, {}});
+  NodeNames names(k_hosts, failover);
+  World world;
+  world.steps = {{1, "closed by peer n2\n", 100, {}, {}}, {1, "", 100, {}, {}}};
+  FailoverResult result =
+      run_failover(k_hosts, names, failover, policy(1, 1), Supervision{}, world.hooks(), std::nullopt);
+  EXPECT_EQ(result.reason, "retries-used");
+  EXPECT_EQ(world.ran[1], world.ran[0]);
+  EXPECT_EQ(world.first("suspect").node, "n2");
+}
+
+TEST(Failover, ASourceThatThrowsIsANote) {
+  World world;
+  world.steps = {{1, "", 100, {}, {}}, {0, "", 1, {}, {}}};
+  FailoverHooks hooks = world.hooks();
+  hooks.node_state = [](const std::vector<std::string>&, std::string&) -> std::vector<Evidence> {
+    throw std::runtime_error("scontrol vanished");
+  };
+  NodeNames names(k_hosts, {});
+  EXPECT_EQ(run_failover(k_hosts, names, {}, policy(1), Supervision{}, hooks, std::nullopt).reason, "success");
+  bool noted = false;
+  for (const auto& d : world.decisions) noted = noted || d.evidence == "scheduler failed: scontrol vanished";
+  EXPECT_TRUE(noted);
+}
+
 TEST(Failover, RefusesAnAllocationTooSmallForTheSpares) {
   World world;
   EXPECT_THROW(run(world, policy(4)), UserError);
@@ -233,6 +290,8 @@ TEST(FailoverDecision, RoundTripsThroughItsRecord) {
   EXPECT_EQ(json["time"], "2027-01-15T08:00:00Z");
   FailoverDecision back = FailoverDecision::from_json(json);
   EXPECT_EQ(back.text(), d.text());
+  EXPECT_EQ(back.time, d.time);
+  EXPECT_EQ(back.to_json(), json);
   EXPECT_EQ(back.text(), "attempt 2: swap n2 for n4: probe: no answer");
 }
 
