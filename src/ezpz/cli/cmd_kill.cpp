@@ -62,8 +62,7 @@ int kill_everywhere(const KillOptions& options) {
   LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
   if (plan.kind == "local") return kill_here(options);  // one node: this one
   std::cerr << "ezpz kill: " << command_text(plan.argv) << "\n";
-  SupervisedProcess launcher{plan.argv[0], plan.argv, {}, plan.env};
-  return supervise_processes({launcher}, Supervision{}).code;
+  return supervise_processes({launcher_process(plan.argv, plan.env)}, Supervision{}).code;
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ std::string probe_timeout_problem(const std::string& text) {
   return is_zero_duration(text) ? std::string() : duration_problem(text);
 }
 
+// Seconds of a checked duration option; 0 when it is not given, or is a zero duration ("0", "0s").
 long duration_seconds(const std::string& text) {
   std::string why;
   return text.empty() ? 0 : parse_walltime(text, &why).value_or(0);
@@ -109,7 +110,7 @@ int launch_spare(const LaunchOptions& options, const Environment& env, std::vect
   launch.command = std::move(command);
   launch.env = std::move(plan_env);
   launch.hostfile = options.hostfile;
-  launch.probe_timeout = is_zero_duration(options.probe_timeout) ? 0 : duration_seconds(options.probe_timeout);
+  launch.probe_timeout = duration_seconds(options.probe_timeout);
   launch.policy.spare_nodes = options.spare_nodes;
   launch.policy.active_nodes = options.verbatim ? 0 : options.nodes;
   launch.policy.retries = options.retries;
@@ -281,7 +282,7 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       "USR1 and USR2 sent to ezpz launch are passed on to the ranks (through the launcher, which forwards them).\n"
       "Exit codes: the launch's own (the first failing rank's), 124 for --timeout, 128+N after signal N,\n"
       "1 for an ezpz error, 2 for bad options. See docs/runtime-env.md.\n"
-      "--spare-nodes K: runs on all hosts but the last K and swaps a node for a spare only on evidence; each\n"
+      "--spare-nodes K: keeps K hosts in reserve and swaps a node for a spare only on evidence; each\n"
       "decision is printed and recorded with the job (ezpz status --json). See docs/failover.md.");
   command->callback([&action, options] {
     auto program = program_after_separator();

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -112,7 +111,8 @@ std::string decisions_dir(const std::string& job_id) {
 }  // namespace
 
 int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launch, const Supervision& supervision) {
-  if (!names_hosts(launch.command)) {
+  bool host_file = names(launch.command, k_hostfile_word);
+  if (!host_file && !names(launch.command, k_hosts_word)) {
     throw UserError("spare nodes need a launcher command that names its hosts with {hostfile} or {hosts}, and '" +
                         command_text(launch.command) + "' names neither",
                     "render the job with supervise.spare_nodes, or run ezpz launch --spare-nodes without --verbatim");
@@ -161,13 +161,12 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
     // The host file lists the hosts in host-list order, so that its first line, where the launcher
     // starts rank 0, is the first host of EZPZ_HOSTS, which every rank takes for MASTER_ADDR. srun
     // ({hosts}) orders its step itself, and the ranks read SLURM_STEP_NODELIST.
-    std::vector<std::string> ordered = expand_hostlist(compress_hostlist(hosts), "the attempt's hosts");
-    std::vector<std::string> argv = with_hosts(launch.command, ordered, files.write(ordered));
+    std::string list = compress_hostlist(hosts);
+    std::vector<std::string> ordered = expand_hostlist(list, "the attempt's hosts");
+    std::vector<std::string> argv = with_hosts(launch.command, list, files.write(ordered));
     std::cerr << "ezpz launch: " << command_text(argv) << "\n";
     auto set = launch.env;
-    bool host_file = std::any_of(launch.command.begin(), launch.command.end(),
-                                 [](const std::string& word) { return word.find("{hostfile}") != std::string::npos; });
-    if (host_file) set.emplace_back("EZPZ_HOSTS", compress_hostlist(hosts));
+    if (host_file) set.emplace_back("EZPZ_HOSTS", list);
     return gate.open_for([&] { return supervise_processes({launcher_process(argv, set)}, watched); });
   };
   hooks.node_state = [&](const std::vector<std::string>& hosts, std::string& note) {
@@ -176,7 +175,8 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
   };
   if (launch.probe_timeout > 0) {
     hooks.probe = [&](const std::vector<std::string>& hosts, std::string& note) {
-      std::vector<std::string> argv = with_hosts(probe_command(hosts.size()), hosts, files.write(hosts));
+      std::vector<std::string> argv =
+          with_hosts(probe_command(hosts.size()), compress_hostlist(hosts), files.write(hosts));
       SystemProcessRunner runner(std::chrono::seconds(launch.probe_timeout));
       ProcessResult result = runner.run(argv);
       std::string ended = result.timed_out ? "no answer within " + std::to_string(launch.probe_timeout) + " s"

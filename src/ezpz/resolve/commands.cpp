@@ -39,12 +39,12 @@ bool Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
   auto nodefile = job.scheduler->job_env.find("nodefile");
   for (auto& word : words) {
     if (word.variable && nodefile != job.scheduler->job_env.end() && word.text == nodefile->second) {
-      word = {"{hostfile}", false};
+      word = {std::string(k_hostfile_word), false};
       named = true;
     }
   }
   const std::string& option = job.profile->launcher.hosts_option;
-  values["hosts"] = "{hosts}";
+  values["hosts"] = k_hosts_word;  // left as it is for ezpz launch
   if (auto added = option.empty()
                        ? std::nullopt
                        : expand_option_group(option, values, job.profile->path + ": launcher.hosts_option")) {

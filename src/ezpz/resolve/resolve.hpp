@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct ResolveInputs {
   // (account, queue limits, job name, directive values) are skipped.
   bool for_launch = false;
 };
+
+// The words a launch line with spare nodes leaves for `ezpz launch` to fill in at each attempt: a
+// host file it writes, and the hosts as a host list (runtime/launch.hpp, with_hosts).
+inline constexpr std::string_view k_hostfile_word = "{hostfile}";
+inline constexpr std::string_view k_hosts_word = "{hosts}";
 
 struct ResolvedJob {
   JobSpec spec;  // every key after precedence; ranks_per_node/cpus_per_rank/cpu_bind/torch.* no longer 'auto'

@@ -124,18 +124,17 @@ SupervisedProcess launcher_process(const std::vector<std::string>& argv,
   return SupervisedProcess{name, argv, {}, std::move(set)};
 }
 
-bool names_hosts(const std::vector<std::string>& argv) {
-  return std::any_of(argv.begin(), argv.end(), [](const std::string& word) {
-    return word.find("{hostfile}") != std::string::npos || word.find("{hosts}") != std::string::npos;
-  });
+bool names(const std::vector<std::string>& argv, std::string_view placeholder) {
+  return std::any_of(argv.begin(), argv.end(),
+                     [&](const std::string& word) { return word.find(placeholder) != std::string::npos; });
 }
 
-std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const std::vector<std::string>& hosts,
+std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const std::string& host_list,
                                     const std::string& hostfile) {
-  std::string list = compress_hostlist(hosts);
   std::vector<std::string> words;
-  for (const auto& word : argv)
-    words.push_back(replace_all(replace_all(word, "{hosts}", list), "{hostfile}", hostfile));
+  for (const auto& word : argv) {
+    words.push_back(replace_all(replace_all(word, k_hosts_word, host_list), k_hostfile_word, hostfile));
+  }
   return words;
 }
 

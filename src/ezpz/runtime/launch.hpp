@@ -51,12 +51,13 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
                        const std::string& ezpz_bin);
 
-// Whether `argv` names its hosts with {hostfile} or {hosts} (the words a spare-node launch fills in).
-bool names_hosts(const std::vector<std::string>& argv);
+// Whether a word of `argv` holds `placeholder` (k_hostfile_word, k_hosts_word: the words a spare-node
+// launch fills in).
+bool names(const std::vector<std::string>& argv, std::string_view placeholder);
 
-// `argv` for `hosts`: {hosts} becomes their compact host list, {hostfile} `hostfile` (which the caller
-// writes: one host per line).
-std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const std::vector<std::string>& hosts,
+// `argv` for an attempt's hosts: {hosts} becomes `host_list` (compact, as compress_hostlist writes
+// it), {hostfile} `hostfile` (which the caller writes: one host per line).
+std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const std::string& host_list,
                                     const std::string& hostfile);
 
 // How `ezpz launch` watches what it starts.
