@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "ezpz/cli/command.hpp"
@@ -35,15 +36,16 @@ int kill_here(const KillOptions& options) {
     std::cout << where << "no rank process of yours" << (job.empty() ? "" : " in job " + job) << "\n";
     return k_exit_ok;
   }
+  // A listed rank may end before its signal comes (the launch stops the others once one is gone).
+  const std::map<SignalSent, const char*> k_said = {{SignalSent::sent, "sent "},
+                                                    {SignalSent::gone, "found ended, did not send "},
+                                                    {SignalSent::failed, "could not send "}};
   int failed = 0;
   for (const auto& process : processes) {
-    bool sent = options.dry_run || kill(process.pid, sig) == 0;
-    if (!sent) ++failed;
-    std::cout << where
-              << (options.dry_run ? "would send "
-                  : sent          ? "sent "
-                                  : "could not send ")
-              << signal_name(sig) << " to " << process.pid << " (job " << process.job_id << ", rank " << process.rank
+    SignalSent sent = options.dry_run ? SignalSent::sent : send_signal(process.pid, sig);
+    if (sent == SignalSent::failed) ++failed;
+    std::cout << where << (options.dry_run ? "would send " : k_said.at(sent)) << signal_name(sig) << " to "
+              << process.pid << " (job " << process.job_id << ", rank " << process.rank
               << "): " << printable(process.command) << "\n";
   }
   return failed == 0 ? k_exit_ok : k_exit_user_error;

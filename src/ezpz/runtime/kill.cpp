@@ -1,5 +1,6 @@
 #include "ezpz/runtime/kill.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +52,11 @@ bool find_variable(const std::string& block, const std::string& name, std::strin
 
 std::string rank_mark(const std::string& job_id, long rank, const std::string& node) {
   return (job_id.empty() ? std::string("none") : job_id) + ":" + std::to_string(rank) + ":" + node;
+}
+
+SignalSent send_signal(pid_t pid, int sig) {
+  if (kill(pid, sig) == 0) return SignalSent::sent;
+  return errno == ESRCH ? SignalSent::gone : SignalSent::failed;
 }
 
 std::string node_name(const EnvLookup& env) {

@@ -34,4 +34,14 @@ struct MarkedProcess {
 std::vector<MarkedProcess> find_marked_processes(const std::string& job_id, const std::string& node,
                                                  const std::string& proc_root = "/proc");
 
+// What sending a signal to a listed process came to.
+enum class SignalSent {
+  sent,
+  gone,    // the process ended after it was listed (ESRCH): nothing left to signal, not a failure
+  failed,  // it is there and would not take the signal (EPERM)
+};
+
+// Sends `sig` to `pid` (kill(2)).
+SignalSent send_signal(pid_t pid, int sig);
+
 }  // namespace ezpz
