@@ -88,5 +88,6 @@ env "${two_nodes[@]}" "$ezpz" exec --system pbs --print >/dev/null 2>&1
 check "--print looks nothing up (exit $?)" test $? -eq 0
 env PMI_RANK=0 PMI_SIZE=2 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=2 PBS_NODEFILE="$workdir/nodes2" \
   "$ezpz" exec --system pbs -- true 2>"$workdir/err"
-check "a single-node job does not need its host list to resolve (exit $?; $(cat "$workdir/err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "a single-node job does not need its host list to resolve (exit $code; $(cat "$workdir/err"))" test "$code" -eq 0
 finish

@@ -48,7 +48,8 @@ torch_test="$(dirname "$ezpz")/ezpz-torch-test"
 if [[ -x $torch_test ]]; then
   for n in 2 4; do
     "$ezpz" launch --system local -n "$n" -- "$ezpz" test --iterations 5 --size-mb 1 >"$workdir/test$n" 2>&1
-    check "ezpz test on $n ranks passes ($(tail -n 3 "$workdir/test$n"))" test $? -eq 0
+    code=$?  # before the message: its $(…) would set $? first
+    check "ezpz test on $n ranks passes ($(tail -n 3 "$workdir/test$n"))" test "$code" -eq 0
     check "ezpz test on $n ranks reports every rank" grep -q "ezpz test: $n ranks on 1 node(s): all-reduce, broadcast, barrier OK" "$workdir/test$n"
   done
 else

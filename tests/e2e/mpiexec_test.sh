@@ -17,7 +17,8 @@ for launcher in "${launchers[@]}"; do
   env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT $launcher "$ezpz" exec --system local -- \
     sh -c 'echo "$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $MASTER_ADDR $MASTER_PORT $TORCH_DEVICE $TORCH_BACKEND"' \
     >"$out" 2>"$workdir/err"
-  check "$launcher: exits 0 ($(head -c 300 "$workdir/err"))" test $? -eq 0
+  code=$?  # before the message: its $(…) would set $? first
+  check "$launcher: exits 0 ($(head -c 300 "$workdir/err"))" test "$code" -eq 0
   # What the ranks printed, for the messages below when a check fails.
   got="output: '$(head -c 600 "$out")' stderr: '$(head -c 300 "$workdir/err")'"
   check "$launcher: four ranks 0-3 ($got)" test "$(cut -d' ' -f1 "$out" | sort -n | tr '\n' ' ')" = "0 1 2 3 "

@@ -31,7 +31,8 @@ done
 
 out="$workdir/out"
 "$ezpz" launch --system sophia -n 2 --ppn 2 --hostfile "$workdir/nodes" -- sh -c "$rank_line" >"$out" 2>"$workdir/err"
-check "Open MPI runs the line: exit 0 ($(head -c 400 "$workdir/err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "Open MPI runs the line: exit 0 ($(head -c 400 "$workdir/err"))" test "$code" -eq 0
 check "two ranks 0 and 1 on one node of 2" test "$(cut -d' ' -f1-4 "$out" | sort | tr '\n' ' ')" = "0 0 2 2 1 1 2 2 "
 check "each rank sees its own GPU" test "$(cut -d' ' -f5,6 "$out" | sort | tr '\n' ' ')" = "0 cuda:0 1 cuda:0 "
 check "nccl, and the ranks were told the system" test "$(cut -d' ' -f7,10 "$out" | sort -u)" = "nccl sophia"
@@ -42,7 +43,8 @@ check "one port for both ranks" test "$(cut -d' ' -f9 "$out" | sort -u | wc -l)"
 # cpu_bind reaches Open MPI as --bind-to, and mpirun takes it.
 "$ezpz" launch --system sophia -n 2 --ppn 2 --hostfile "$workdir/nodes" --cpu-bind core -- sh -c "$rank_line" \
   >"$out" 2>"$workdir/err"
-check "--cpu-bind core becomes --bind-to core and runs ($(head -c 400 "$workdir/err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "--cpu-bind core becomes --bind-to core and runs ($(head -c 400 "$workdir/err"))" test "$code" -eq 0
 check "... both ranks ran" test "$(wc -l <"$out")" -eq 2
 
 # A failing rank fails the launch (Open MPI aborts the job).

@@ -59,7 +59,8 @@ for system in slurm aurora; do
     export PBS_O_WORKDIR="$workdir" PBS_NODEFILE=/dev/null
     bash "$script"
   ) >"$workdir/stdout" 2>"$workdir/stderr"
-  check "$system: script ran ($(cat "$workdir/stderr"))" test $? -eq 0
+  code=$?  # before the message: its $(…) would set $? first
+  check "$system: script ran ($(cat "$workdir/stderr"))" test "$code" -eq 0
   check "$system: nothing hostile was executed" test ! -e "$marker"
   mapfile -d '' -t args <"$workdir/out/rank.args"
   expected=(printf "$hostile_arg" "'" '"' ";" "&&" "*" '`id`' $'two\nlines' '${PATH}' "tail\\" "q\\'")

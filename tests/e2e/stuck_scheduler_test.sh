@@ -46,7 +46,8 @@ check "... and says how much was left out" grep -q "more bytes\]" "$workdir/err"
 # Scheduler output that is not UTF-8 still gives JSON (the byte becomes U+FFFD), not an abort.
 stand_in scontrol "printf 'JobId=77 JobState=PENDING Reason=caf\\351\\n'"
 "$ezpz" status 77 --system slurm --json >"$workdir/out" 2>"$workdir/err"
-check "status --json of Latin-1 scontrol output exits 0 ($(head -c 200 "$workdir/err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "status --json of Latin-1 scontrol output exits 0 ($(head -c 200 "$workdir/err"))" test "$code" -eq 0
 check "... and prints JSON" /usr/bin/python3 -c "import json, sys; assert json.load(open(sys.argv[1]))[0]['state'] == 'queued'" "$workdir/out"
 
 # Bad settings stop before anything is submitted.

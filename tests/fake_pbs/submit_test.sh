@@ -27,7 +27,8 @@ run: [python3, train.py]
 YAML
 
 job=$("$ezpz" submit job.yaml --hold --after 100.fakepbs-0001.hostmgmt.cm.example 2>"$workdir/err")
-check "submit exits 0 ($(cat "$workdir/err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "submit exits 0 ($(cat "$workdir/err"))" test "$code" -eq 0
 check "the PBS job id is printed whole (got '$job')" grep -qx '[0-9]*\.fakepbs-0001\.hostmgmt\.cm\.example' <<<"$job"
 check "--hold reached qsub" test "$(cat "$FAKE_PBS_DIR/jobs/$job/state")" = H
 check "--after became a dependency" grep -q 'afterok:100.fakepbs-0001' "$FAKE_PBS_DIR/jobs/$job/attributes.json"

@@ -29,7 +29,8 @@ env: {MASTER_ADDR: 127.0.0.1, GLOO_SOCKET_IFNAME: lo}
 run: [$python, "$ddp_check", --steps, "3"]
 YAML
 "$ezpz" render ddp.yaml >"$workdir/ddp.sh" 2>"$workdir/render.err"
-check "render exits 0 ($(cat "$workdir/render.err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "render exits 0 ($(cat "$workdir/render.err"))" test "$code" -eq 0
 launch=$(grep -A 1 -E '^srun .*-N 2 -n 4 ' "$workdir/ddp.sh")
 # shellcheck disable=SC2016 # the script's own "$EZPZ_BIN", literally
 check "the script starts 4 ranks on 2 nodes through srun and ezpz exec ($(grep -A 2 '^srun' "$workdir/ddp.sh" | tr '\n' ' '))" \

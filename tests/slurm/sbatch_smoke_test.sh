@@ -21,7 +21,8 @@ srun -N 2 --ntasks-per-node=2 bash -c 'echo "task $SLURM_PROCID of $SLURM_NTASKS
 EOF
 submitted=$(sbatch --parsable -N 2 --ntasks-per-node=2 --job-name=ezpz-smoke -D "$workdir" \
   -o "$workdir/out.txt" "$workdir/job.sh" 2>"$workdir/err")
-check "sbatch exits 0 ($(cat "$workdir/err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "sbatch exits 0 ($(cat "$workdir/err"))" test "$code" -eq 0
 job=${submitted%%;*}  # --parsable prints "ID" or "ID;CLUSTER"
 check "sbatch --parsable prints a job id (got '$submitted')" grep -qx '[0-9][0-9]*' <<<"$job"
 if ((failures)); then finish; fi

@@ -45,7 +45,8 @@ env: {MASTER_ADDR: 127.0.0.1}
 run: [bash, -c, 'echo "rank \$SLURM_PROCID on \$SLURMD_NODENAME: \$(sha256sum <"$staged/\$SLURMD_NODENAME/data/big.bin" | cut -d" " -f1) \$(cat "$staged/\$SLURMD_NODENAME/data/hello.txt")"']
 YAML
 "$ezpz" render stage.yaml >"$workdir/stage.sh" 2>"$workdir/render.err"
-check "render exits 0 ($(cat "$workdir/render.err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "render exits 0 ($(cat "$workdir/render.err"))" test "$code" -eq 0
 check "the script has a yeet step before the launch" \
   grep -q "\"\$EZPZ_BIN\" yeet -- .*/src .*/staged/%n/data" "$workdir/stage.sh"
 
@@ -78,7 +79,8 @@ check "no staging leftovers ($leftovers)" test -z "$leftovers"
 
 # The same job again: every node already holds the same copy (DEST/.ezpz-yeet), nothing is copied.
 again=$("$ezpz" submit stage.yaml --wait 2>"$workdir/again.err")
-check "the second job exits 0 ($(tail -n 3 "$workdir/again.err"))" test $? -eq 0
+code=$?  # before the message: its $(…) would set $? first
+check "the second job exits 0 ($(tail -n 3 "$workdir/again.err"))" test "$code" -eq 0
 "$ezpz" logs "$again" >"$workdir/again-logs.txt" 2>&1
 check "the second job's yeet finds both copies cached ($(grep 'ezpz yeet' "$workdir/again-logs.txt" | tail -n 3))" \
   grep -q "^ezpz yeet: 2 nodes: 0 copied, 2 cached, 0 shared, 0 failed" "$workdir/again-logs.txt"
