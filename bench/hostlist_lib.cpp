@@ -16,7 +16,7 @@
 namespace {
 
 // What each side does, as its command does it, minus printing:
-// - expand: ezpz::expand_hostlist returns every name in a vector; libslurm creates a hostlist and
+// - expand: ezpz::core::expand_hostlist returns every name in a vector; libslurm creates a hostlist and
 //   shifts each name off it (a malloc'd string the caller frees), as `scontrol show hostnames` does.
 // - compress, from the names comma-separated in one string: ezpz expands that string and compresses
 //   the names (what `ezpz hostlist compress` does with one argument); libslurm creates a hostlist from
@@ -24,7 +24,7 @@ namespace {
 // Each returns a number derived from its output, so the work cannot be optimised away.
 size_t ezpz_expand(const std::string& list) {
   size_t total = 0;
-  for (const auto& name : ezpz::expand_hostlist(list)) total += name.size();
+  for (const auto& name : ezpz::core::expand_hostlist(list)) total += name.size();
   return total;
 }
 
@@ -40,7 +40,7 @@ size_t slurm_expand(const std::string& list) {
 }
 
 std::string ezpz_compress_text(const std::string& names) {
-  return ezpz::compress_hostlist(ezpz::expand_hostlist(names));
+  return ezpz::core::compress_hostlist(ezpz::core::expand_hostlist(names));
 }
 
 std::string slurm_compress_text(const std::string& names) {
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   std::string hundred_ranges = "nid[" + ranges + "]";
   std::vector<std::string> lists = {one_range, hundred_ranges};
   std::vector<std::string> name_texts;
-  for (const auto& list : lists) name_texts.push_back(join(ezpz::expand_hostlist(list)));
+  for (const auto& list : lists) name_texts.push_back(join(ezpz::core::expand_hostlist(list)));
   std::vector<Case> cases = {
       {"expand, 1 range", one_range, ezpz_expand, slurm_expand},
       {"expand, 100 ranges", hundred_ranges, ezpz_expand, slurm_expand},
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
 
   // Correctness first: the same names in the same order, and the same compact lists.
   for (size_t i = 0; i < lists.size(); ++i) {
-    std::vector<std::string> ours = ezpz::expand_hostlist(lists[i]);
+    std::vector<std::string> ours = ezpz::core::expand_hostlist(lists[i]);
     if (ours.size() != 10000) return fail("expand " + lists[i] + ": " + std::to_string(ours.size()) + " names");
     if (ours != slurm_names(lists[i])) return fail("expand " + lists[i] + ": ezpz and libslurm differ");
     std::string compact = ezpz_compress_text(name_texts[i]);

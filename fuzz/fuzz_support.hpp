@@ -13,7 +13,7 @@
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/util/error.hpp"
 
-namespace ezpz::fuzz {
+namespace ezpz::core::fuzz {
 
 inline const Catalog& builtin_catalog() {
   static const Catalog k_catalog;  // compiled-in profiles only
@@ -69,4 +69,4 @@ inline void check_script(const std::string& text) {
   if (text.find('\r') != std::string::npos) property_failed("a CR reached the script");
 }
 
-}  // namespace ezpz::fuzz
+}  // namespace ezpz::core::fuzz

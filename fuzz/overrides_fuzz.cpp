@@ -7,7 +7,7 @@
 #include "ezpz/resolve/resolve.hpp"
 #include "fuzz_support.hpp"
 
-using namespace ezpz;
+using namespace ezpz::core;
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include "ezpz/resolve/resolve.hpp"
 #include "fuzz_support.hpp"
 
-using namespace ezpz;
+using namespace ezpz::core;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::accepted([&] {

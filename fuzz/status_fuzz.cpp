@@ -8,7 +8,7 @@
 #include "ezpz/submit/status.hpp"
 #include "fuzz_support.hpp"
 
-using namespace ezpz;
+using namespace ezpz::core;
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include "ezpz/yeet/archive.hpp"
 #include "fuzz_support.hpp"
 
-using namespace ezpz;
+using namespace ezpz::core;
 namespace fs = std::filesystem;
 
 namespace {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ezpz/util/devices.hpp"
+
 namespace ezpz::torch {
 namespace {
 
@@ -70,7 +72,7 @@ TEST(TorchEnvironment, DefaultBackendFollowsTheDevice) {
       {"cpu", "gloo"}, {"cuda", "nccl"}, {"cuda:3", "nccl"}, {"hip:0", "nccl"},
       {"xpu", "xccl"}, {"xpu:11", "xccl"}, {"mps", "gloo"}, {"meta", "gloo"}};
   for (const auto& [device, backend] : cases) {
-    EXPECT_EQ(default_backend_for(device), backend) << device;
+    EXPECT_EQ(core::default_backend(device), backend) << device;
     const auto env = read_environment(lookup_in(with(valid(), {{"TORCH_DEVICE", device}})));
     EXPECT_EQ(env.backend, backend) << device;
   }
@@ -139,7 +141,7 @@ TEST(TorchEnvironment, EveryProblemNamesTheVariableValueAndExpectation) {
        {"LOCAL_RANK=2 is larger than RANK=1; expected LOCAL_RANK <= RANK"}},
       {"unknown backend",
        {{"TORCH_BACKEND", "NCCL"}},
-       {"TORCH_BACKEND='NCCL' is not a backend ezpz knows; expected gloo, nccl, xccl or mpi"}},
+       {"TORCH_BACKEND='NCCL' is not a backend ezpz knows; expected 'nccl', 'xccl', 'gloo' or 'mpi'"}},
   };
   for (const auto& c : cases) {
     try {
@@ -170,7 +172,7 @@ TEST(TorchEnvironment, TorchrunAgentStore) {
 }
 
 TEST(TorchEnvironment, AllKnownBackendsAreAccepted) {
-  for (const auto& backend : known_backends()) {
+  for (const auto& backend : core::backend_names()) {
     EXPECT_EQ(read_environment(lookup_in(with(valid(), {{"TORCH_BACKEND", backend}}))).backend, backend);
   }
 }

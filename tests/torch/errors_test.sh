@@ -46,7 +46,7 @@ expect_error bad_numbers 1 \
   "MASTER_PORT='70000' is out of range; expected a TCP port, 1 ... 65535"
 
 expect_error unknown_backend 1 "$ranks MASTER_ADDR=127.0.0.1 MASTER_PORT=$port TORCH_BACKEND=ucc" -- \
-  "TORCH_BACKEND='ucc' is not a backend ezpz knows; expected gloo, nccl, xccl or mpi"
+  "TORCH_BACKEND='ucc' is not a backend ezpz knows; expected 'nccl', 'xccl', 'gloo' or 'mpi'"
 
 for backend in nccl xccl mpi; do
   expect_error "backend_$backend" 1 "$ranks MASTER_ADDR=127.0.0.1 MASTER_PORT=$port TORCH_BACKEND=$backend" -- \

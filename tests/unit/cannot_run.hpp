@@ -7,19 +7,19 @@
 #include <cstdlib>
 #include <string>
 
-namespace ezpz::test {
+namespace ezpz::core::test {
 
 inline bool in_ci() {
   const char* ci = std::getenv("CI");
   return ci != nullptr && std::string(ci) == "true";
 }
 
-}  // namespace ezpz::test
+}  // namespace ezpz::core::test
 
 // Ends the current test: a failure under CI=true, a skip elsewhere; `message` says what is missing.
 #define EZPZ_CANNOT_RUN(message)                                                           \
   do {                                                                                     \
-    if (::ezpz::test::in_ci()) {                                                           \
+    if (::ezpz::core::test::in_ci()) {                                                           \
       GTEST_FAIL() << message << " (CI=true: a test that cannot run fails, it never skips)"; \
     } else {                                                                               \
       GTEST_SKIP() << message << " (scripts/install-deps.sh test installs it)";             \

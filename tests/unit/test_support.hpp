@@ -14,7 +14,7 @@
 #include "ezpz/render/render.hpp"
 #include "ezpz/resolve/resolve.hpp"
 
-namespace ezpz::test {
+namespace ezpz::core::test {
 
 inline const Catalog& builtin_catalog() {
   static const Catalog k_catalog;  // compiled-in profiles only
@@ -32,12 +32,7 @@ inline ResolveInputs make_inputs(const Layers& layers, Diagnostics& diagnostics)
   ResolveInputs inputs;
   inputs.spec_path = "job.yaml";
   inputs.spec = read_job_spec(parse_yaml(make_source("job.yaml", layers.spec)), OriginKind::spec, diagnostics);
-  inputs.env = read_env_overrides(
-      [&](const char* name) -> const char* {
-        auto it = layers.env.find(name);
-        return it == layers.env.end() ? nullptr : it->second.c_str();
-      },
-      diagnostics);
+  inputs.env = read_env_overrides(table_env(layers.env), diagnostics);
   for (const auto& assignment : layers.set)
     apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
   std::string detected = layers.detected;
@@ -85,4 +80,4 @@ inline std::string temp_file(const std::string& stem, const std::string& text) {
   return path;
 }
 
-}  // namespace ezpz::test
+}  // namespace ezpz::core::test

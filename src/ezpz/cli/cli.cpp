@@ -14,7 +14,7 @@
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/version.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // Every command, by the name that chooses it (the name its registrar gives its subcommand). When the
@@ -121,4 +121,4 @@ int run_cli(int argc, char** argv) {
   return code;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,7 +8,7 @@
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 void add_cancel_command(CLI::App& app, CommandAction& action) {
   auto ids = std::make_shared<std::vector<std::string>>();
@@ -36,4 +36,4 @@ void add_cancel_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -4,7 +4,7 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 void add_exec_command(CLI::App& app, CommandAction& action) {
   auto system = std::make_shared<std::string>();
@@ -25,4 +25,4 @@ void add_exec_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

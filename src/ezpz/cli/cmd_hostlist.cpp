@@ -17,7 +17,7 @@
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 constexpr const char* k_stdin_name = "<stdin>";
@@ -234,4 +234,4 @@ void add_hostlist_command(CLI::App& app, CommandAction& action) {
   first->callback([&action, options] { action = [options] { return first_command(*options); }; });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -15,7 +15,7 @@
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct KillOptions {
@@ -91,4 +91,4 @@ void add_kill_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,7 +9,7 @@
 #include "ezpz/cli/job_commands.hpp"
 #include "ezpz/util/exit_codes.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // Copies what `path` has beyond `offset` to stdout; returns the new offset. Reads in blocks rather
@@ -81,4 +81,4 @@ void add_logs_command(CLI::App& app, CommandAction& action) {
   command->callback([&action, flags] { action = [flags] { return run_logs(*flags); }; });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

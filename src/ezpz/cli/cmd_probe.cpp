@@ -8,7 +8,7 @@
 #include "ezpz/runtime/kill.hpp"
 #include "ezpz/util/exit_codes.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 void add_probe_command(CLI::App& app, CommandAction& action) {
   CLI::App* command = app.add_subcommand(
@@ -24,4 +24,4 @@ void add_probe_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/file.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 void add_render_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<JobOptions>();
@@ -31,4 +31,4 @@ void add_render_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 #include "ezpz/cli/job_options.hpp"
 #include "ezpz/util/exit_codes.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::string value_text(const nlohmann::json& value) {
@@ -64,4 +64,4 @@ void add_resolve_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 #include "ezpz/spec/job_spec.hpp"
 #include "ezpz/util/exit_codes.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 void add_schema_command(CLI::App& app, CommandAction& action) {
   CLI::App* command = app.add_subcommand("schema", "Print the JSON Schema of the job spec");
@@ -21,4 +21,4 @@ void add_schema_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,7 +8,7 @@
 #include "ezpz/runtime/failover.hpp"
 #include "ezpz/util/exit_codes.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct StatusFlags {
@@ -80,4 +80,4 @@ void add_status_command(CLI::App& app, CommandAction& action) {
   command->callback([&action, flags] { action = [flags] { return run_status(*flags); }; });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -12,7 +12,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct SubmitFlags {
@@ -84,4 +84,4 @@ void add_submit_command(CLI::App& app, CommandAction& action) {
   command->callback([&action, flags] { action = [flags] { return run_submit(*flags); }; });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,7 +9,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::string pad(const std::string& text, size_t width) {
@@ -32,7 +32,7 @@ int list_systems() {
     }
     const SystemProfile& profile = *loaded;
     const Devices& devices = profile.node.devices;
-    std::string device_text = devices.kind == "cpu" ? "cpu" : std::to_string(devices.count) + "x" + devices.kind;
+    std::string device_text = devices.kind == DeviceKind::cpu ? "cpu" : std::to_string(devices.count) + "x" + device_kind_name(devices.kind);
     std::string where = profile.path.rfind("systems/", 0) == 0 ? "" : "  [" + profile.path + "]";
     std::cout << pad(name, 12) << pad(profile.scheduler, 11) << pad(device_text, 10) << profile.description << where
               << "\n";
@@ -72,7 +72,7 @@ int show_system(const std::string& name) {
   }
   std::cout << "\n";
   const Devices& devices = node.devices;
-  std::cout << "devices:    " << devices.count << " x " << devices.kind;
+  std::cout << "devices:    " << devices.count << " x " << device_kind_name(devices.kind);
   if (!devices.visibility.empty())
     std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(devices.order, ",")
               << ")";
@@ -150,4 +150,4 @@ void add_systems_command(CLI::App& app, CommandAction& action) {
       ->callback([&action] { action = detect_here_command; });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct TestOptions {
@@ -47,4 +47,4 @@ void add_test_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

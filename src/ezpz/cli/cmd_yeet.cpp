@@ -8,7 +8,7 @@
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/yeet/options.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 void add_yeet_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<yeet::Options>();
@@ -46,4 +46,4 @@ void add_yeet_command(CLI::App& app, CommandAction& action) {
   });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // What a command does once arguments are parsed; returns the exit code. Throws UserError for
 // problems the user can fix.
@@ -33,4 +33,4 @@ void add_logs_command(CLI::App& app, CommandAction& action);
 void add_hostlist_command(CLI::App& app, CommandAction& action);
 void add_yeet_command(CLI::App& app, CommandAction& action);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

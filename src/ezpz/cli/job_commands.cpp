@@ -8,7 +8,7 @@
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 JobRef find_job(const Environment& env, const std::string& records, const std::string& job_id,
                 const std::string& system_flag) {
@@ -38,4 +38,4 @@ void add_records_option(CLI::App& command, std::string& records) {
   command.add_option("--records", records, "job records directory (default: $EZPZ_RECORDS_DIR, else $XDG_STATE_HOME/ezpz/jobs, else ~/.local/state/ezpz/jobs)");
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

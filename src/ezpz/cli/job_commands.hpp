@@ -9,7 +9,7 @@
 #include "ezpz/submit/process.hpp"
 #include "ezpz/submit/status.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct JobRef {
   std::string job_id;
@@ -32,4 +32,4 @@ JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, Proces
 // Adds --records to a job command.
 void add_records_option(CLI::App& command, std::string& records);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

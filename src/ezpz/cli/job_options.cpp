@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-namespace ezpz {
+namespace ezpz::core {
 
 void JobOptions::add_to(CLI::App& command) {
   command.add_option("spec", spec_path, "job spec file (YAML), or '-' for stdin")->required();
@@ -24,23 +24,14 @@ void JobOptions::add_to(CLI::App& command) {
 
 ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
   Diagnostics diagnostics;
-  ResolveInputs inputs;
-  inputs.spec_path = spec_path;
-  inputs.spec = load_job_spec(spec_path, diagnostics);
-  inputs.env = read_env_overrides(::getenv, diagnostics);
-  for (const auto& assignment : assignments)
-    apply_assignment(inputs.cli, assignment, "--set", OriginKind::cli, diagnostics);
-  if (!system.empty())
-    apply_value(inputs.cli, "system", make_source("--system", system, true), 0, OriginKind::cli, diagnostics);
-  inputs.detect = [&catalog] { return detect_here(catalog); };
-  std::optional<ResolvedJob> job;
-  try {
-    job = resolve(catalog, inputs);
-  } catch (const UserError& error) {
-    diagnostics.add(error);
-  }
-  diagnostics.throw_if_any();
-  return std::move(*job);
+  JobRequest request;
+  request.spec_path = spec_path;
+  request.spec = load_job_spec(spec_path, diagnostics);
+  request.assignments = assignments;
+  request.system = system;
+  request.env = process_env();
+  request.detect = [&catalog] { return detect_here(catalog); };
+  return resolve_request(catalog, request, diagnostics);
 }
 
 Environment Environment::from_process() {
@@ -56,7 +47,7 @@ Environment Environment::from_process() {
 std::optional<Detection> detect_here(const Catalog& catalog) {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return detect_system(catalog, DetectInput{[](const char* name) -> const char* { return std::getenv(name); }, host});
+  return detect_system(catalog, DetectInput{process_env(), host});
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,9 +9,9 @@
 
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/render/render.hpp"
-#include "ezpz/resolve/resolve.hpp"
+#include "ezpz/resolve/pipeline.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct JobOptions {
   std::string spec_path;
@@ -21,7 +21,7 @@ struct JobOptions {
   // Adds the positional spec path, --system and --set to `command`.
   void add_to(CLI::App& command);
 
-  // load_job_spec → overrides → resolve, against the default catalog. Throws UserError with every
+  // load_job_spec, then resolve_request (resolve/pipeline.hpp) with EZPZ_* from the process environment. Throws UserError with every
   // problem found in the spec, the overrides and the resolution together.
   ResolvedJob resolve_job(const Catalog& catalog) const;
 };
@@ -38,4 +38,4 @@ struct Environment {
 // Detection against the real machine (environment and hostname).
 std::optional<Detection> detect_here(const Catalog& catalog);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -20,7 +20,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace fs = std::filesystem;
 namespace {
 
@@ -189,4 +189,4 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
   return result.code;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

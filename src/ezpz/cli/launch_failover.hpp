@@ -8,7 +8,7 @@
 #include "ezpz/cli/job_options.hpp"
 #include "ezpz/runtime/failover.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct SpareNodeLaunch {
   std::string system;
@@ -23,4 +23,4 @@ struct SpareNodeLaunch {
 // it with the job (submit/job_record.hpp, decisions_path) when there is a job id.
 int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launch, const Supervision& supervision);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

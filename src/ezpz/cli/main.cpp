@@ -2,5 +2,5 @@
 #include "ezpz/cli/cli.hpp"
 
 int main(int argc, char** argv) {
-  return ezpz::run_cli(argc, argv);
+  return ezpz::core::run_cli(argc, argv);
 }

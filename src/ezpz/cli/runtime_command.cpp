@@ -13,7 +13,7 @@
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::string companion_program(const Environment& env, const std::string& name, const char* variable,
                               const std::string& hint) {
@@ -63,4 +63,4 @@ int exec_program(const std::vector<std::string>& program) {
   return error == ENOENT ? 127 : 126;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

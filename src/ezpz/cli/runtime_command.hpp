@@ -6,7 +6,7 @@
 
 #include "ezpz/cli/job_options.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // The system name for runtime commands: --system, else EZPZ_SYSTEM (exported by rendered scripts),
 // else detection on this machine.
@@ -30,4 +30,4 @@ std::string companion_program(const Environment& env, const std::string& name, c
 // The words after the first "--" of the command line: the program a runtime command runs.
 const std::vector<std::string>& program_after_separator();
 
-}  // namespace ezpz
+}  // namespace ezpz::core

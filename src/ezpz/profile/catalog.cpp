@@ -12,7 +12,7 @@
 #include "ezpz/util/node_codec.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 constexpr int k_max_extends_depth = 8;
@@ -145,4 +145,4 @@ std::string Catalog::template_text(const std::string& name) const {
   return std::string(file->text);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,7 +9,7 @@
 #include "ezpz/profile/scheduler.hpp"
 #include "ezpz/profile/system_profile.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 class Catalog {
  public:
@@ -50,4 +50,4 @@ class Catalog {
   mutable std::map<std::string, std::unique_ptr<Scheduler>> m_schedulers;
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 
 #include "ezpz/util/regex.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::regex compile(const std::string& pattern, const SystemProfile& profile) {
@@ -15,9 +15,9 @@ std::regex compile(const std::string& pattern, const SystemProfile& profile) {
 
 std::optional<std::string> env_match(const SystemProfile& profile, const DetectInput& input) {
   for (const auto& [variable, pattern] : profile.detect.env) {
-    const char* value = input.getenv(variable.c_str());
-    if (value != nullptr && std::regex_search(value, compile(pattern, profile))) {
-      return variable + "='" + value + "' matches '" + pattern + "'";
+    std::optional<std::string> value = input.env(variable);
+    if (value && std::regex_search(*value, compile(pattern, profile))) {
+      return variable + "='" + *value + "' matches '" + pattern + "'";
     }
   }
   return std::nullopt;
@@ -67,4 +67,4 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
   return std::nullopt;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -1,16 +1,16 @@
 // Which system profile describes the machine we run on, and why.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 
 #include "ezpz/profile/catalog.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct DetectInput {
-  std::function<const char*(const char*)> getenv;  // usually ::getenv
+  EnvLookup env;         // usually process_env()
   std::string hostname;                            // as gethostname() returns it (short or full)
 };
 
@@ -24,4 +24,4 @@ struct Detection {
 // profiles in name order. A fallback profile with no rules matches any machine.
 std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput& input);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

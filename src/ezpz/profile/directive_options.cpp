@@ -7,7 +7,7 @@
 
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using Value = OptionTable::Value;
@@ -189,4 +189,4 @@ std::vector<std::string> directive_option_names(const OptionTable& table, std::s
   return names;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

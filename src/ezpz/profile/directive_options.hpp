@@ -7,7 +7,7 @@
 
 #include "ezpz/profile/scheduler.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // One option that a directive line sets.
 struct DirectiveOption {
@@ -35,4 +35,4 @@ ParsedDirective parse_directive(const OptionTable& table, std::string_view line)
 // The one name of every option `line` sets (the first meaning of an abbreviation).
 std::vector<std::string> directive_option_names(const OptionTable& table, std::string_view line);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 
 #include "ezpz/util/exit_codes.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 constexpr JobState k_job_states[] = {
@@ -37,4 +37,4 @@ std::vector<std::string> job_state_names() {
   return names;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

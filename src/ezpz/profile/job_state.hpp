@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct JobState {
   std::string_view name;
@@ -24,4 +24,4 @@ const JobState* find_job_state(std::string_view name);
 // Every state's name, in the order a job passes through them.
 std::vector<std::string> job_state_names();
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -10,7 +10,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 constexpr long k_max = std::numeric_limits<long>::max();
@@ -92,7 +92,9 @@ void read_devices(Devices& devices, const Node& node, Reader& r) {
                {
                    {"kind",
                     [&](const Node& n) {
-                      r.choice(devices.kind, n, "node.devices.kind", {"cuda", "rocm", "xpu", "cpu"});
+                      std::string kind = device_kind_name(devices.kind);
+                      r.choice(kind, n, "node.devices.kind", device_kind_names());
+                      devices.kind = parse_device_kind(kind).value_or(devices.kind);
                     }},
                    {"count",
                     [&](const Node& n) {
@@ -580,4 +582,4 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
   return s;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,9 +5,9 @@
 #include "ezpz/profile/system_profile.hpp"
 #include "ezpz/util/node.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 SystemProfile read_system_profile(const Node& root, const std::string& name, Diagnostics& diagnostics);
 Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics& diagnostics);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace ezpz {
+namespace ezpz::core {
 
 void merge_templates(NamedTemplates& base, const NamedTemplates& overlay) {
   for (const auto& item : overlay) {
@@ -24,4 +24,4 @@ bool Scheduler::has_directive(std::string_view name) const {
                      [&](const auto& directive) { return directive.first == name && directive.second; });
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

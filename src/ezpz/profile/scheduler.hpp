@@ -10,7 +10,7 @@
 
 #include "ezpz/util/source.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Named option templates in output order; a nullopt value removes the name (see merge_templates).
 using NamedTemplates = std::vector<std::pair<std::string, std::optional<std::string>>>;
@@ -78,4 +78,4 @@ struct Scheduler {
   bool ends_at_walltime() const { return has_directive("walltime"); }
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace ezpz {
+namespace ezpz::core {
 
 int NodeShape::usable_cores() const {
   int total = sockets * cores_per_socket;
@@ -79,4 +79,4 @@ std::vector<std::string> SystemProfile::queue_names() const {
   return names;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,9 +9,10 @@
 
 #include "ezpz/profile/scheduler.hpp"
 #include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/devices.hpp"
 #include "ezpz/util/source.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct DetectRules {
   std::vector<std::pair<std::string, std::string>> env;  // variable → regex (searched)
@@ -20,7 +21,7 @@ struct DetectRules {
 };
 
 struct Devices {
-  std::string kind = "cpu";  // cuda | rocm | xpu | cpu
+  DeviceKind kind = DeviceKind::cpu;
   int count = 1;
   std::string visibility;       // CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK, ROCR_VISIBLE_DEVICES
   std::vector<int> order;       // physical device of local rank i; default 0..count-1
@@ -172,4 +173,4 @@ struct SystemProfile {
   std::vector<std::string> queue_names() const;
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

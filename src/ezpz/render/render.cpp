@@ -9,7 +9,7 @@
 #include "ezpz/util/variable_refs.hpp"
 #include "ezpz/util/version.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // Shell-quotes values and remembers whether any of them holds a literal '$' or '`', which shellcheck
@@ -188,4 +188,4 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   return Script{std::move(text), scheduler.submit};
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

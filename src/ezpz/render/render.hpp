@@ -9,7 +9,7 @@
 #include "ezpz/resolve/resolve.hpp"
 #include "ezpz/util/option_template.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct Script {
   std::string text;
@@ -24,4 +24,4 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
 std::vector<CommandWord> rank_command(const std::vector<CommandWord>& launcher, bool rank_wrapper,
                                       const std::vector<std::string>& program);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,7 +8,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // Spec keys whose values go into directive lines, which no shell parses: they cannot be quoted, so
@@ -272,4 +272,4 @@ void Resolver::warn_queue_rules(const Queue& queue) {
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
                                        const std::map<std::string, std::string>& values, const std::string& context) {
   std::vector<CommandWord> words;
@@ -87,7 +87,7 @@ std::map<std::string, std::string> Resolver::placeholder_values(const Queue* que
       {"cpus_per_rank", std::to_string(s.cpus_per_rank->value)},
       {"cpus_per_node", std::to_string(s.ranks_per_node->value * s.cpus_per_rank->value)},
       {"total_ranks", std::to_string(job.total_ranks.value)},
-      {"gpus_per_node", devices.kind == "cpu" ? std::string() : std::to_string(devices.count)},
+      {"gpus_per_node", devices.kind == DeviceKind::cpu ? std::string() : std::to_string(devices.count)},
       {"cpu_bind", s.cpu_bind->value == "none" ? std::string() : s.cpu_bind->value},
       {"output", text(s.output)},
       {"error", text(s.error)},
@@ -182,4 +182,4 @@ std::vector<std::string> Resolver::launcher_groups() const {
   return groups;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

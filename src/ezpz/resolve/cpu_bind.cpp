@@ -7,7 +7,7 @@
 #include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node,
                                              std::optional<long> cores_per_rank) {
@@ -46,4 +46,4 @@ std::optional<std::string> cpu_binding(const Launcher& launcher, const NodeShape
   return launcher.cpu_bind_default;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 
 #include "ezpz/profile/system_profile.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // A PALS-style "list:a-b:c-d…" binding: ranks are spread evenly over sockets, each socket's usable
 // cores (reserved and service cores skipped) split evenly among its ranks, or `cores_per_rank` each
@@ -21,4 +21,4 @@ std::optional<long> cpus_in_list(const std::string& binding);
 // The binding for `ranks_per_node` ranks under `launcher`'s table and default.
 std::optional<std::string> cpu_binding(const Launcher& launcher, const NodeShape& node, long ranks_per_node);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

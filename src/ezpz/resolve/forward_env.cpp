@@ -4,7 +4,7 @@
 
 #include "ezpz/resolve/resolver.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::vector<std::pair<std::string, std::string>> handoff_env(const ResolvedJob& job) {
   std::vector<std::pair<std::string, std::string>> handoff = {
@@ -49,4 +49,4 @@ void Resolver::forward_env(std::map<std::string, std::string> values) {
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 #include "ezpz/util/version.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using json = nlohmann::json;
@@ -133,4 +133,4 @@ json resolved_json(const ResolvedJob& job, bool with_origins) {
   return root;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

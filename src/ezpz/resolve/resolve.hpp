@@ -17,7 +17,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/option_template.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct ResolveInputs {
   std::string spec_path;  // the job file, for the default job name; may be empty
@@ -84,4 +84,4 @@ std::vector<ExplainedValue> explain(const ResolvedJob& job);
 // {key: value} or, with origins, {key: {"value": …, "origin": {"kind": …, "where": …}}}.
 nlohmann::json resolved_json(const ResolvedJob& job, bool with_origins);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

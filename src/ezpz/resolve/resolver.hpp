@@ -8,7 +8,7 @@
 
 #include "ezpz/resolve/resolve.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 inline Origin builtin(std::string note = {}) {
   return Origin{OriginKind::builtin, {}, std::move(note)};
@@ -83,4 +83,4 @@ struct Resolver {
   void forward_env(std::map<std::string, std::string> values);
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

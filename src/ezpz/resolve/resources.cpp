@@ -3,36 +3,11 @@
 
 #include "ezpz/resolve/cpu_bind.hpp"
 #include "ezpz/resolve/resolver.hpp"
-#include "ezpz/runtime/device.hpp"
 #include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
-
-using ChoiceTable = std::vector<std::pair<std::string, std::vector<std::string>>>;
-
-// Which torch devices a node of each device family can serve, and which backends each device can use.
-// Built on first use: at namespace scope they would be built at every start of ezpz, for every command.
-const ChoiceTable& devices_of_kind() {
-  static const ChoiceTable k_devices_of_kind = {
-      {"cuda", {"cuda", "cpu"}}, {"rocm", {"cuda", "cpu"}}, {"xpu", {"xpu", "cpu"}}, {"cpu", {"cpu"}}};
-  return k_devices_of_kind;
-}
-
-const ChoiceTable& backends_of_device() {
-  static const ChoiceTable k_backends_of_device = {
-      {"cuda", {"nccl", "gloo", "mpi"}}, {"xpu", {"xccl", "gloo", "mpi"}}, {"cpu", {"gloo", "mpi"}}};
-  return k_backends_of_device;
-}
-
-template <class Value>
-Value lookup(const std::vector<std::pair<std::string, Value>>& table, const std::string& key) {
-  for (const auto& [k, v] : table) {
-    if (k == key) return v;
-  }
-  return {};
-}
 
 std::vector<std::string> with_auto(std::vector<std::string> items) {
   items.push_back("auto");
@@ -49,7 +24,7 @@ void Resolver::resolve_ranks() {
   const SystemProfile& profile = *job.profile;
   const NodeShape& node = profile.node;
   const Devices& devices = node.devices;
-  bool accelerated = devices.kind != "cpu";
+  bool accelerated = devices.kind != DeviceKind::cpu;
   long cpus_per_node = node.usable_cores() * (profile.launcher.cpu_unit == "thread" ? node.threads_per_core : 1);
 
   auto& rpn = *job.spec.ranks_per_node;
@@ -59,7 +34,7 @@ void Resolver::resolve_ranks() {
   } else if (accelerated && rpn.value > devices.count) {
     d.error(at(rpn.origin),
             "ranks_per_node " + std::to_string(rpn.value) + " is more than the " + std::to_string(devices.count) + " " +
-                devices.kind + " devices of a '" + profile.name + "' node",
+                device_kind_name(devices.kind) + " devices of a '" + profile.name + "' node",
             "use 'auto' for one rank per device");
   } else if (long threads = node.usable_cores() * node.threads_per_core;
              !accelerated && threads > 0 && rpn.value > threads) {
@@ -145,13 +120,13 @@ void Resolver::resolve_torch() {
   auto& device = *job.spec.torch.device;
   if (device.value == "auto") {
     device = Sourced<std::string>{torch_device_type(devices.kind),
-                                  from_profile(*job.profile, {}, "node.devices.kind '" + devices.kind + "'")};
+                                  from_profile(*job.profile, {}, std::string("node.devices.kind '") + device_kind_name(devices.kind) + "'")};
   }
-  auto devices_here = lookup(devices_of_kind(), devices.kind);
+  auto devices_here = torch_devices_of(devices.kind);
   if (!contains(devices_here, device.value)) {
     d.error(at(device.origin),
             "torch.device '" + device.value + "' does not exist on a '" + job.profile->name + "' node (" +
-                devices.kind + " devices)",
+                device_kind_name(devices.kind) + " devices)",
             "expected " + quoted_list(with_auto(devices_here)));
     return;
   }
@@ -160,11 +135,11 @@ void Resolver::resolve_torch() {
     backend =
         Sourced<std::string>{default_backend(device.value), derived("torch.device '" + device.value + "'")};
   }
-  auto backends = lookup(backends_of_device(), device.value);
+  auto backends = backends_for(device.value);
   if (!contains(backends, backend.value)) {
     d.error(at(backend.origin), "torch.backend '" + backend.value + "' cannot drive '" + device.value + "' devices",
             "expected " + quoted_list(with_auto(backends)));
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

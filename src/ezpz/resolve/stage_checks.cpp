@@ -6,7 +6,7 @@
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // The components of an absolute path, lexically normal ("a/../b" is "b"), with "${NAME}" written "$NAME".
@@ -58,4 +58,4 @@ void Resolver::check_stage() {
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

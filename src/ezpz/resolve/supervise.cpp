@@ -3,7 +3,7 @@
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 void Resolver::resolve_supervise() {
   SuperviseSpec& supervise = job.spec.supervise;
@@ -65,4 +65,4 @@ std::vector<std::string> supervise_options(const JobSpec& spec) {
   return words;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

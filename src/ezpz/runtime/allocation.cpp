@@ -9,7 +9,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/limits.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct HostSource {
@@ -61,4 +61,4 @@ Allocation current_allocation(const EnvLookup& env, const std::string& hostfile)
   return allocation;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct Allocation {
   std::vector<std::string> hosts;  // in allocation order, each once
@@ -23,4 +23,4 @@ Allocation current_allocation(const EnvLookup& env, const std::string& hostfile 
 // The job id alone (PBS_JOBID, SLURM_JOB_ID or EZPZ_JOB_ID; "" outside a job): reads no host file.
 std::string current_job_id(const EnvLookup& env);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -11,7 +11,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 // every start of ezpz, whatever the command.
 
 // PCI vendor ids of render nodes (the kernel's /sys/class/drm/renderD*/device/vendor).
-const std::pair<const char*, const char*> k_vendor_kind[] = {{"0x10de", "cuda"}, {"0x1002", "rocm"}, {"0x8086", "xpu"}};
+const std::pair<const char*, DeviceKind> k_vendor_kind[] = {
+    {"0x10de", DeviceKind::cuda}, {"0x1002", DeviceKind::rocm}, {"0x8086", DeviceKind::xpu}};
 // Intel render nodes that are data-center GPUs (PCI ids, pci.ids: 0x0bd* Data Center GPU Max,
 // "Ponte Vecchio"; 0x56c* Data Center GPU Flex). Integrated graphics must not turn a laptop into XPU.
 const char* const k_intel_gpu_prefixes[] = {"0x0bd", "0x56c"};
@@ -40,23 +41,10 @@ std::vector<std::string> visible_ids(const std::string& variable, const std::str
 }
 
 // Vendor visibility variables that name devices where no device node can be seen (containers).
-const std::pair<const char*, const char*> k_vendor_variables[] = {{"CUDA_VISIBLE_DEVICES", "cuda"},
-                                                                  {"ROCR_VISIBLE_DEVICES", "rocm"},
-                                                                  {"HIP_VISIBLE_DEVICES", "rocm"},
-                                                                  {"ZE_AFFINITY_MASK", "xpu"}};
-// Device family → torch device type and visibility variable.
-const std::pair<const char*, std::pair<const char*, const char*>> k_kind_info[] = {
-    {"cuda", {"cuda", "CUDA_VISIBLE_DEVICES"}},
-    {"rocm", {"cuda", "ROCR_VISIBLE_DEVICES"}},
-    {"xpu", {"xpu", "ZE_AFFINITY_MASK"}},
-    {"cpu", {"cpu", ""}}};
-
-std::pair<std::string, std::string> kind_info(const std::string& kind) {
-  for (const auto& [k, info] : k_kind_info) {
-    if (k == kind) return info;
-  }
-  return {"cpu", ""};
-}
+const std::pair<const char*, DeviceKind> k_vendor_variables[] = {{"CUDA_VISIBLE_DEVICES", DeviceKind::cuda},
+                                                                 {"ROCR_VISIBLE_DEVICES", DeviceKind::rocm},
+                                                                 {"HIP_VISIBLE_DEVICES", DeviceKind::rocm},
+                                                                 {"ZE_AFFINITY_MASK", DeviceKind::xpu}};
 
 std::string read_first_line(const fs::path& path) {
   std::ifstream in(path);
@@ -67,21 +55,8 @@ std::string read_first_line(const fs::path& path) {
 
 }  // namespace
 
-std::string torch_device_type(const std::string& kind) { return kind_info(kind).first; }
-
-std::string default_backend(const std::string& torch_device) {
-  static const std::vector<std::pair<std::string, std::string>> k_backend_of_device = {
-      {"cuda", "nccl"}, {"xpu", "xccl"}, {"cpu", "gloo"}};
-  std::string type = torch_device.substr(0, torch_device.find(':'));
-  for (const auto& [device, backend] : k_backend_of_device) {
-    if (device == type) return backend;
-  }
-  return "gloo";
-}
-
 Devices probe_devices(const std::string& root, const EnvLookup& env, std::string* source) {
   Devices devices;
-  devices.kind = "cpu";
   devices.count = 1;
   std::error_code error;
   int nvidia = 0;
@@ -89,7 +64,7 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
   for (const auto& entry : fs::directory_iterator(fs::path(root) / "dev", error)) {
     if (std::regex_match(entry.path().filename().string(), k_nvidia)) ++nvidia;
   }
-  std::map<std::string, int> render_nodes;  // kind → count
+  std::map<DeviceKind, int> render_nodes;
   for (const auto& entry : fs::directory_iterator(fs::path(root) / "sys/class/drm", error)) {
     std::string name = entry.path().filename().string();
     if (name.rfind("renderD", 0) != 0) continue;
@@ -98,21 +73,21 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
     bool intel_gpu = std::any_of(std::begin(k_intel_gpu_prefixes), std::end(k_intel_gpu_prefixes),
                                  [&](const char* prefix) { return device.rfind(prefix, 0) == 0; });
     for (const auto& [id, kind] : k_vendor_kind) {
-      if (vendor == id && (std::string_view(kind) != "xpu" || intel_gpu)) ++render_nodes[kind];
+      if (vendor == id && (kind != DeviceKind::xpu || intel_gpu)) ++render_nodes[kind];
     }
   }
   bool kfd = fs::exists(fs::path(root) / "dev" / "kfd", error);
   if (nvidia > 0) {
-    devices.kind = "cuda";
+    devices.kind = DeviceKind::cuda;
     devices.count = nvidia;
     *source = std::to_string(nvidia) + " /dev/nvidia* device(s)";
-  } else if (kfd && render_nodes["rocm"] > 0) {
-    devices.kind = "rocm";
-    devices.count = render_nodes["rocm"];
+  } else if (kfd && render_nodes[DeviceKind::rocm] > 0) {
+    devices.kind = DeviceKind::rocm;
+    devices.count = render_nodes[DeviceKind::rocm];
     *source = std::to_string(devices.count) + " AMD render node(s) and /dev/kfd";
-  } else if (render_nodes["xpu"] > 0) {
-    devices.kind = "xpu";
-    devices.count = render_nodes["xpu"];
+  } else if (render_nodes[DeviceKind::xpu] > 0) {
+    devices.kind = DeviceKind::xpu;
+    devices.count = render_nodes[DeviceKind::xpu];
     *source = std::to_string(devices.count) + " Intel render node(s)";
   } else {
     *source = "no accelerator device nodes";
@@ -126,7 +101,7 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
       break;
     }
   }
-  if (devices.visibility.empty()) devices.visibility = kind_info(devices.kind).second;
+  if (devices.visibility.empty()) devices.visibility = visibility_variable(devices.kind);
   devices.order.resize(static_cast<size_t>(devices.count));
   std::iota(devices.order.begin(), devices.order.end(), 0);
   devices.select = "mask";
@@ -136,13 +111,13 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
 DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLookup& env) {
   DeviceChoice choice;
   std::string type = torch_device_type(devices.kind);
-  if (devices.kind == "cpu") {
+  if (devices.kind == DeviceKind::cpu) {
     choice.torch_device = "cpu";
     choice.reason = "no accelerators";
     return choice;
   }
   auto at = [&](long index) { return type + ":" + std::to_string(index); };
-  std::string variable = devices.visibility.empty() ? kind_info(devices.kind).second : devices.visibility;
+  std::string variable = devices.visibility.empty() ? visibility_variable(devices.kind) : devices.visibility;
   std::vector<std::string> visible;
   if (auto set = env(variable); set && !trim(*set).empty()) visible = visible_ids(variable, *set);
   if (visible.size() == 1) {
@@ -187,4 +162,4 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
   return choice;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "ezpz/profile/system_profile.hpp"
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Looks for devices under `root` ("/" normally; a fake tree in tests): /dev/nvidia<N> (CUDA),
 // /dev/kfd with /sys/class/drm/renderD*/device/vendor 0x1002 (ROCm), vendor 0x8086 render nodes (XPU);
@@ -31,11 +31,5 @@ struct DeviceChoice {
 // `launcher` leaves visibility to the launcher. ROCm devices are "cuda" in torch.
 DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLookup& env);
 
-// torch device type of a device family ("rocm" → "cuda").
-std::string torch_device_type(const std::string& kind);
 
-// The default torch.distributed backend for a torch device ("cuda" or "cuda:1" → nccl, xpu → xccl,
-// cpu → gloo). Shared by the renderer (torch.backend: auto) and `ezpz exec`.
-std::string default_backend(const std::string& torch_device);
-
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::optional<EndSignal> end_signal(const EnvLookup& env) {
   auto before_text = env("EZPZ_SIGNAL_BEFORE");
@@ -40,4 +40,4 @@ std::vector<std::pair<std::string, std::string>> end_signal_env(const std::strin
           {"EZPZ_SIGNAL_BEFORE", std::to_string(before)}};
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // EZPZ_END_SIGNAL (a name of signal_names(), default USR2) and EZPZ_SIGNAL_BEFORE (seconds) say which
 // signal and how long before the end; the end is allocation_end() (runtime/retry.hpp).
@@ -28,4 +28,4 @@ std::optional<EndSignal> end_signal(const EnvLookup& env);
 std::vector<std::pair<std::string, std::string>> end_signal_env(const std::string& signal, long before,
                                                                 long allocation_end);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -14,7 +14,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 nlohmann::json FailoverDecision::to_json() const {
   nlohmann::json out = {{"attempt", attempt}, {"time", iso_utc(time)}, {"action", action}};
@@ -302,4 +302,4 @@ FailoverResult run_failover(const std::vector<std::string>& hosts, NodeNames& na
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

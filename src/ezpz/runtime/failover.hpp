@@ -15,7 +15,7 @@
 #include "ezpz/runtime/node_names.hpp"
 #include "ezpz/runtime/retry.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct FailoverPolicy {
   long spare_nodes = 0;        // kept in reserve: the hosts after the active ones in the allocation's list
@@ -76,4 +76,4 @@ FailoverResult run_failover(const std::vector<std::string>& hosts, NodeNames& na
                             const FailoverPolicy& policy, const Supervision& supervision, const FailoverHooks& hooks,
                             std::optional<long> allocation_end);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

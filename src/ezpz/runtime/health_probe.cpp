@@ -7,7 +7,7 @@
 
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 constexpr std::string_view k_answer = "ezpz-probe ";
@@ -20,8 +20,9 @@ struct Answer {
 }  // namespace
 
 std::string probe_answer(const std::string& node, const Devices& seen) {
-  long count = seen.kind == "cpu" ? 0 : seen.count;
-  return std::string(k_answer) + "node=" + node + " devices=" + seen.kind + ":" + std::to_string(count);
+  long count = seen.kind == DeviceKind::cpu ? 0 : seen.count;
+  return std::string(k_answer) + "node=" + node + " devices=" + device_kind_name(seen.kind) + ":" +
+         std::to_string(count);
 }
 
 std::vector<Evidence> probe_evidence(const std::vector<std::string>& hosts, const std::string& out,
@@ -71,4 +72,4 @@ std::vector<Evidence> probe_evidence(const std::vector<std::string>& hosts, cons
   return evidence;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

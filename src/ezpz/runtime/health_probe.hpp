@@ -9,7 +9,7 @@
 #include "ezpz/profile/system_profile.hpp"
 #include "ezpz/runtime/node_names.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // What `ezpz probe` prints on its node: "ezpz-probe node=n1 devices=xpu:12".
 std::string probe_answer(const std::string& node, const Devices& seen);
@@ -21,4 +21,4 @@ std::string probe_answer(const std::string& node, const Devices& seen);
 std::vector<Evidence> probe_evidence(const std::vector<std::string>& hosts, const std::string& out,
                                      const std::string& why_ended, const NodeNames& names, std::string& note);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,7 +8,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using Count = unsigned long long;
@@ -619,4 +619,4 @@ std::vector<std::string> read_nodefile(std::string_view text, std::string_view w
   return hosts;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 
 #include "ezpz/util/limits.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // How much expanding may produce: names, and bytes of names (their lengths added).
 struct HostLimits {
@@ -44,4 +44,4 @@ std::string compress_hostlist(const std::vector<std::string>& hosts);
 std::vector<std::string> read_nodefile(std::string_view text, std::string_view what = "host file",
                                        size_t max_hosts = k_max_hosts);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -10,7 +10,7 @@
 #include <iterator>
 #include <set>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::string read_all(const std::string& path) {
@@ -99,4 +99,4 @@ std::vector<MarkedProcess> find_marked_processes(const std::string& job_id, cons
   return found;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // The marker variable and its value for rank `rank` of job `job_id` ("" outside a job: "none") on
 // node `node` (node_name()).
@@ -44,4 +44,4 @@ enum class SignalSent {
 // Sends `sig` to `pid` (kill(2)).
 SignalSent send_signal(pid_t pid, int sig);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -11,7 +11,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // What lets a second step share the allocation's resources with a running one, by launcher kind. srun(1),
@@ -138,4 +138,4 @@ std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const 
   return words;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

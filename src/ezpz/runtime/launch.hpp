@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "ezpz/profile/catalog.hpp"
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct LaunchRequest {
   std::string system;            // resolved system name (from --system, EZPZ_SYSTEM or detection)
@@ -109,4 +109,4 @@ LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::str
                               const std::string& ezpz_bin, const std::string& system,
                               const Supervision& supervision = {});
 
-}  // namespace ezpz
+}  // namespace ezpz::core

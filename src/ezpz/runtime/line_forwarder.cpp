@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <utility>
 
-namespace ezpz {
+namespace ezpz::core {
 
 LineForwarder::LineForwarder(Sink sink, std::size_t max_chunk) : m_sink(std::move(sink)), m_max_chunk(max_chunk) {
   assert(m_max_chunk > 0);
@@ -83,4 +83,4 @@ std::size_t forward_pipe(int& fd, long source, LineForwarder& forwarder, std::ve
   return total;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // The most bytes of one unfinished line held back per source; a longer line is passed on in pieces of this size.
 inline constexpr std::size_t k_max_line_chunk = 64 * 1024;
@@ -58,4 +58,4 @@ class LineForwarder {
 // is closed and set to -1. Returns the bytes read.
 std::size_t forward_pipe(int& fd, long source, LineForwarder& forwarder, std::vector<char>& buffer, bool drain);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 
 #include "ezpz/util/regex.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 NodeNames::NodeNames(const std::vector<std::string>& hosts, const Failover& failover) : m_hosts(hosts) {
   if (!failover.node_key.empty()) {
@@ -62,4 +62,4 @@ std::optional<std::string> NodeNames::host_at(const std::string& address) {
   return found->second;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,7 +9,7 @@
 
 #include "ezpz/profile/system_profile.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // What says a node is bad: which source, what it said. Spare-node failover acts on nothing else.
 struct Evidence {
@@ -44,4 +44,4 @@ class NodeNames {
   std::optional<std::map<std::string, std::string>> m_by_address;
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

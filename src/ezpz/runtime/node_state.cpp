@@ -12,7 +12,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using NodeStates = std::vector<std::pair<std::string, std::vector<std::string>>>;
@@ -182,4 +182,4 @@ std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std:
   return evidence;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -11,7 +11,7 @@
 #include "ezpz/runtime/node_names.hpp"
 #include "ezpz/submit/process.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Each node of a node_state answer in `format` (slurm-scontrol | pbs-json): its name and its states,
 // upper case ("DOWN", "NOT_RESPONDING"; Slurm's "DOWN*+DRAIN" is DOWN, NOT_RESPONDING, DRAIN). A node
@@ -33,4 +33,4 @@ std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std:
                                           const std::string& job_id, const NodeNames& names, ProcessRunner& runner,
                                           std::string& note);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

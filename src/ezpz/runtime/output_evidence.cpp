@@ -4,7 +4,7 @@
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 constexpr std::size_t k_max_ignored = 20;
@@ -111,4 +111,4 @@ void OutputEvidence::take(const Found& found) {
   list.push_back({*host, "pattern", pattern.name + ": " + found.line});
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

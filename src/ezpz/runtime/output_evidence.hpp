@@ -11,7 +11,7 @@
 
 #include "ezpz/runtime/node_names.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // The most bytes of one line that are looked at: a longer line is cut there.
 inline constexpr std::size_t k_max_scanned_line = 4096;
@@ -70,4 +70,4 @@ class OutputEvidence {
   std::vector<std::string> m_ignored;
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -29,7 +29,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};  // end the launch
@@ -371,4 +371,4 @@ LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::str
   return supervise_processes(ranks, supervision);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // One launcher's names for the five values ("" where it sets none).
@@ -213,4 +213,4 @@ RankInfo discover_rank(const EnvLookup& env) {
   return info;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct RankInfo {
   long rank = 0;
@@ -30,4 +30,4 @@ RankInfo discover_rank(const EnvLookup& env);
 // one clears for its ranks, so they do not inherit the outer launcher's identity.
 std::vector<std::string> launcher_rank_variables();
 
-}  // namespace ezpz
+}  // namespace ezpz::core

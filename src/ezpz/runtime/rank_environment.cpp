@@ -14,10 +14,9 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/variable_refs.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
-const std::vector<std::string> k_backends = {"nccl", "xccl", "gloo", "mpi"};
 constexpr long k_default_port = 29500;
 
 constexpr std::string_view k_first_host = "{first_host}";
@@ -94,7 +93,7 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   // Devices: the profile's when it names accelerators, else what this node has.
   Devices devices;
   std::string device_source;
-  if (inputs.profile != nullptr && inputs.profile->node.devices.kind != "cpu") {
+  if (inputs.profile != nullptr && inputs.profile->node.devices.kind != DeviceKind::cpu) {
     devices = inputs.profile->node.devices;
     device_source = "profile '" + inputs.profile->name + "'";
   } else {
@@ -109,9 +108,10 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
 
   out.backend = default_backend(out.device.torch_device);
   if (auto wanted = env("EZPZ_TORCH_BACKEND"); wanted && !wanted->empty() && *wanted != "auto") {
-    if (std::find(k_backends.begin(), k_backends.end(), *wanted) == k_backends.end()) {
+    const auto& known = backend_names();
+    if (std::find(known.begin(), known.end(), *wanted) == known.end()) {
       throw UserError("EZPZ_TORCH_BACKEND='" + *wanted + "' is not a torch.distributed backend",
-                      "expected " + quoted_list(k_backends));
+                      "expected " + quoted_list(known));
     }
     out.backend = *wanted;
   }
@@ -180,4 +180,4 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   return out;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

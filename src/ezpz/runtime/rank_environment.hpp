@@ -9,11 +9,11 @@
 
 #include "ezpz/profile/system_profile.hpp"
 #include "ezpz/runtime/device.hpp"
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct RuntimeInputs {
   const SystemProfile* profile = nullptr;  // the system's facts (from EZPZ_SYSTEM or detection)
@@ -64,4 +64,4 @@ std::string master_addr_for(const std::string& pattern, const std::string& host)
 // MASTER_PORT for a job: a port in [20000, 60000) derived from the job id, the same on every rank.
 long port_for_job(const std::string& job_id);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,7 +9,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 void write_whole(int fd, std::string_view bytes) {
@@ -59,4 +59,4 @@ void RankOutput::write(int fd, std::string_view bytes) {
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

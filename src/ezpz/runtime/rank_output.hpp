@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct RankOutputPlan {
   bool label = false;   // prefix each console line with "[rank N] "
@@ -41,4 +41,4 @@ class RankOutput {
   std::array<bool, 3> m_line_start{true, true, true};  // by fd: the next byte starts a line
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -25,7 +25,7 @@
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct RunRule {
@@ -328,4 +328,4 @@ int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan) {
   return start_error(program[0], errno);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "ezpz/runtime/end_signal.hpp"
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/runtime/rank_output.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 enum class RankRun {
   exec,       // replace ezpz with the program (same PID): the launcher itself stops the others
@@ -52,4 +52,4 @@ RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env);
 // program succeeded: Hydra then stops all ranks when any rank ends otherwise.
 int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -3,7 +3,7 @@
 #include "ezpz/submit/status.hpp"
 #include "ezpz/util/error.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::string job_variable(const Scheduler& scheduler, const std::string& key) {
@@ -35,4 +35,4 @@ Restarts job_restarts(const Scheduler& scheduler, const EnvLookup& env, ProcessR
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

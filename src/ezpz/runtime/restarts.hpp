@@ -6,10 +6,10 @@
 #include <string>
 
 #include "ezpz/profile/scheduler.hpp"
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/submit/process.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct Restarts {
   std::optional<long> count;  // nullopt: nothing could tell
@@ -21,4 +21,4 @@ struct Restarts {
 // Never throws: a status command that fails gives an unknown count with the reason in `source`.
 Restarts job_restarts(const Scheduler& scheduler, const EnvLookup& env, ProcessRunner& runner);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

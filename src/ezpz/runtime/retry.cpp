@@ -14,7 +14,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // "0.2 s", "10 s": tenths below 10 s, whole seconds above.
@@ -84,4 +84,4 @@ int run_attempts(const std::function<LaunchOutcome()>& attempt, const RetryPolic
   return outcome.code;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct RetryPolicy {
   long retries = 0;           // attempts after the first
@@ -39,4 +39,4 @@ struct LaunchOutcome;
 // walltime: only the allocation's end time is.
 int run_attempts(const std::function<LaunchOutcome()>& attempt, const RetryPolicy& policy, const EnvLookup& env);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

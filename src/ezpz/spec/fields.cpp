@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/devices.hpp"
 #include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/regex.hpp"
@@ -12,7 +13,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using json = nlohmann::json;
@@ -225,6 +226,11 @@ bool check_choice(const Node& node, const std::string& path, const std::vector<s
   return false;
 }
 
+std::vector<std::string> with_auto(std::vector<std::string> choices) {
+  choices.insert(choices.begin(), "auto");
+  return choices;
+}
+
 ValueType<std::string> choice_type(std::vector<std::string> choices) {
   return {[=] {
             return json{{"enum", choices}};
@@ -412,7 +418,7 @@ const std::vector<FieldDef>& fields() {
             !env),
         field(
             "torch.backend", [](auto& s) -> auto& { return s.torch.backend; },
-            choice_type({"auto", "nccl", "xccl", "gloo", "mpi"}),
+            choice_type(with_auto(backend_names())),
             "torch.distributed backend; auto = nccl for CUDA/ROCm, xccl for XPU, gloo for CPU", env),
         field(
             "torch.device", [](auto& s) -> auto& { return s.torch.device; },
@@ -623,12 +629,17 @@ std::string env_override_name(std::string_view path) {
   return name;
 }
 
-std::vector<std::string> env_override_paths() {
-  std::vector<std::string> paths;
+JobSpec read_env_overrides(const EnvLookup& env, Diagnostics& diagnostics) {
+  JobSpec spec;
   for (const auto& def : fields()) {
-    if (def.from_env) paths.push_back(def.path);
+    if (!def.from_env) continue;
+    std::string variable = env_override_name(def.path);
+    std::optional<std::string> value = setting(env, variable);
+    if (!value) continue;
+    std::string text = variable + "=" + *value;
+    apply_value(spec, def.path, make_source("env", text, true), variable.size() + 1, OriginKind::env, diagnostics);
   }
-  return paths;
+  return spec;
 }
 
 std::optional<SpecValue> get_value(const JobSpec& spec, std::string_view path) {
@@ -659,4 +670,4 @@ std::string job_spec_schema() {
   return schema.dump(2) + "\n";
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

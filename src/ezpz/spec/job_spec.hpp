@@ -11,11 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/node.hpp"
 #include "ezpz/util/origin.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 template <class T>
 using Field = std::optional<Sourced<T>>;
@@ -108,10 +109,9 @@ void apply_assignment(JobSpec& spec, std::string_view assignment, std::string_vi
 void apply_value(JobSpec& spec, std::string_view path, const SourceRef& source, size_t value_column, OriginKind kind,
                  Diagnostics& diagnostics);
 
-// The `EZPZ_*` variables that override spec keys (EZPZ_NODES, EZPZ_TORCH_BACKEND …), read through
-// `getenv`-like `lookup`.
-template <class Lookup>
-JobSpec read_env_overrides(Lookup lookup, Diagnostics& diagnostics);
+// The `EZPZ_*` variables that override spec keys (EZPZ_NODES, EZPZ_TORCH_BACKEND …); an empty one
+// counts as unset (`setting`).
+JobSpec read_env_overrides(const EnvLookup& env, Diagnostics& diagnostics);
 
 // `higher` over `lower`: every value set in `higher` wins; env merges variable by variable.
 void merge_into(JobSpec& lower, const JobSpec& higher);
@@ -137,19 +137,4 @@ std::vector<std::pair<std::string, std::string>> job_spec_keys();
 // A JSON Schema (draft 2020-12) of the job spec, for editors.
 std::string job_spec_schema();
 
-// --- implementation of the template above -------------------------------------------------------
-std::vector<std::string> env_override_paths();
-template <class Lookup>
-JobSpec read_env_overrides(Lookup lookup, Diagnostics& diagnostics) {
-  JobSpec spec;
-  for (const auto& path : env_override_paths()) {
-    std::string variable = env_override_name(path);
-    const char* value = lookup(variable.c_str());
-    if (value == nullptr || *value == '\0') continue;  // set but empty counts as unset
-    std::string text = variable + "=" + value;
-    apply_value(spec, path, make_source("env", text, true), variable.size() + 1, OriginKind::env, diagnostics);
-  }
-  return spec;
-}
-
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/limits.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics) {
   std::string text;
@@ -22,4 +22,4 @@ JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics) {
   return read_job_spec(root, OriginKind::spec, diagnostics);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -14,7 +14,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace fs = std::filesystem;
 
 nlohmann::json JobRecord::to_json() const {
@@ -127,4 +127,4 @@ std::optional<JobRecord> find_record(const std::string& root, const std::string&
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct JobRecord {
   std::string job_id;
@@ -52,4 +52,4 @@ std::vector<nlohmann::json> read_decisions(const std::string& record_dir);
 // The record of `job_id` under `root`, if there is one.
 std::optional<JobRecord> find_record(const std::string& root, const std::string& job_id);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

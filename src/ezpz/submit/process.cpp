@@ -15,7 +15,7 @@
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace bp = boost::process;
@@ -145,4 +145,4 @@ std::string failure_message(const std::vector<std::string>& argv, const ProcessR
          command_and_stderr(argv, result);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct ProcessResult {
   int exit_code = 0;  // 127 when the program was not found, 128 + signal when killed, 124 on timeout
@@ -50,4 +50,4 @@ std::string command_and_stderr(const std::vector<std::string>& argv, const Proce
 // message of a UserError about a program that failed.
 std::string failure_message(const std::vector<std::string>& argv, const ProcessResult& result);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -13,7 +13,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::string mapped(const Scheduler& scheduler, const std::string& state) {
@@ -270,4 +270,4 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
   return status;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,7 +8,7 @@
 #include "ezpz/profile/scheduler.hpp"
 #include "ezpz/submit/process.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct JobStatus {
   std::string job_id;
@@ -35,4 +35,4 @@ std::vector<std::string> command_for_job(const std::vector<std::string>& command
 // succeeds but names no job (OpenPBS's qstat exits 0 when it cannot reach the server).
 JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

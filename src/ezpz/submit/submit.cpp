@@ -11,7 +11,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -108,4 +108,4 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   return record;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

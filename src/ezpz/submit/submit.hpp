@@ -10,7 +10,7 @@
 #include "ezpz/submit/job_record.hpp"
 #include "ezpz/submit/process.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct SubmitOptions {
   std::string records_root;         // where job records live (see records_root())
@@ -29,4 +29,4 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
 // default output file names.
 std::string job_number(const std::string& job_id);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,6 +7,9 @@
 #include <climits>
 #include <cstdlib>
 
+#include "ezpz/util/devices.hpp"
+#include "ezpz/util/text.hpp"
+
 namespace ezpz::torch {
 namespace {
 
@@ -83,18 +86,6 @@ EnvLookup process_environment() {
   };
 }
 
-const std::vector<std::string>& known_backends() {
-  static const std::vector<std::string> names = {"gloo", "nccl", "xccl", "mpi"};
-  return names;
-}
-
-std::string default_backend_for(const std::string& device) {
-  const std::string type = device.substr(0, device.find(':'));
-  if (type == "cuda" || type == "hip") return "nccl";
-  if (type == "xpu") return "xccl";
-  return "gloo";
-}
-
 std::string node_name(const EnvLookup& lookup) {
   for (const char* name : {"SLURMD_NODENAME", "EZPZ_NODE_NAME"}) {
     if (auto value = get(lookup, name)) return *value;
@@ -148,13 +139,14 @@ Environment read_environment(const EnvLookup& lookup) {
 
   env.device = reader.text("TORCH_DEVICE").value_or("cpu");
   if (auto backend = reader.text("TORCH_BACKEND")) {
-    const auto& known = known_backends();
+    const auto& known = core::backend_names();
     if (std::find(known.begin(), known.end(), *backend) == known.end()) {
-      reader.problem("TORCH_BACKEND='" + *backend + "' is not a backend ezpz knows; expected gloo, nccl, xccl or mpi");
+      reader.problem("TORCH_BACKEND='" + *backend + "' is not a backend ezpz knows; expected " +
+                     core::quoted_list(known));
     }
     env.backend = *backend;
   } else {
-    env.backend = default_backend_for(env.device);
+    env.backend = core::default_backend(env.device);
     env.backend_defaulted = true;
   }
 

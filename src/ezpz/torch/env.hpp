@@ -69,10 +69,6 @@ Environment read_environment(const EnvLookup& lookup = process_environment());
 // SLURMD_NODENAME, else EZPZ_NODE_NAME, else gethostname() (empty values count as unset).
 std::string node_name(const EnvLookup& lookup = process_environment());
 
-// The backend a device type implies when TORCH_BACKEND is not set ("cuda:1" -> "nccl").
-std::string default_backend_for(const std::string& device);
 
-// The backend names ezpz knows, in the order shown in messages.
-const std::vector<std::string>& known_backends();
 
 }  // namespace ezpz::torch

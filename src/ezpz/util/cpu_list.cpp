@@ -5,7 +5,7 @@
 
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 CpuList parse_cpu_list(std::string_view groups) {
   CpuList list;
@@ -46,4 +46,4 @@ std::string format_cpu_group(const std::vector<int>& cpus) {
   return text;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct CpuList {
   std::vector<long> cpus_per_group;  // one group per rank, in order
@@ -20,4 +20,4 @@ CpuList parse_cpu_list(std::string_view groups);
 // ({48,49,50,51,100} -> "48-51,100"). Ids are taken in the order given.
 std::string format_cpu_group(const std::vector<int>& cpus);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -1,7 +1,7 @@
 // Lookup over the generated table of embedded files.
 #include "ezpz/util/embedded.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 const EmbeddedFile* find_embedded(std::string_view path) {
   for (const auto& file : embedded_files()) {
@@ -10,4 +10,4 @@ const EmbeddedFile* find_embedded(std::string_view path) {
   return nullptr;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct EmbeddedFile {
   std::string_view path;  // relative to the source root, e.g. "systems/aurora.yaml"
@@ -19,4 +19,4 @@ const std::vector<EmbeddedFile>& embedded_files();
 // The embedded file at `path`, if any.
 const EmbeddedFile* find_embedded(std::string_view path);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

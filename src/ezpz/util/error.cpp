@@ -3,7 +3,7 @@
 
 #include <cassert>
 
-namespace ezpz {
+namespace ezpz::core {
 
 UserError::UserError(std::vector<Diagnostic> diagnostics) : m_diagnostics(std::move(diagnostics)) {
   assert(!m_diagnostics.empty());
@@ -55,4 +55,4 @@ std::string format_diagnostic(const Diagnostic& diagnostic) {
   return out;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 
 #include "ezpz/util/source.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // An error stops the command (exit 1); a warning is printed and the command goes on (exit 0).
 enum class Severity { error, warning };
@@ -55,4 +55,4 @@ class Diagnostics {
 // caret line and the hint.
 std::string format_diagnostic(const Diagnostic& diagnostic);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -1,7 +1,7 @@
 // Exit codes of the ezpz command, in one place (documented in README.md and docs/jobs.md).
 #pragma once
 
-namespace ezpz {
+namespace ezpz::core {
 
 enum ExitCode : int {
   k_exit_ok = 0,
@@ -24,4 +24,4 @@ enum LaunchExitCode : int {
   k_exit_idle_timeout = 124,  // --timeout: no rank wrote a byte for that long (as timeout(1) exits 124)
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -13,7 +13,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::string file_kind(mode_t mode) {
@@ -91,4 +91,4 @@ std::optional<std::vector<std::string>> directory_names(const std::string& path)
   return names;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

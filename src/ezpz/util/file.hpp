@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Writes `text` to `path` through a temporary file beside it and a rename, so a failure never leaves
 // a half-written file (an earlier file at `path` stays as it was). `executable` makes it mode 0755.
@@ -25,4 +25,4 @@ std::string read_regular_file(const std::string& path, const std::string& what, 
 // nullopt when it cannot be opened, with errno saying why.
 std::optional<std::vector<std::string>> directory_names(const std::string& path);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

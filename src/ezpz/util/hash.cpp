@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::string hash_hex(std::uint64_t value) {
   char buffer[17];
@@ -29,4 +29,4 @@ void StreamHash::update(const void* data, std::size_t size) { XXH3_64bits_update
 std::uint64_t StreamHash::digest() const { return XXH3_64bits_digest(&m_state->state); }
 void StreamHash::reset() { XXH3_64bits_reset(&m_state->state); }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

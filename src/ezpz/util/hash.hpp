@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::string hash_hex(std::string_view data);
 
@@ -31,4 +31,4 @@ class StreamHash {
   std::unique_ptr<State> m_state;
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // nodes, ranks_per_node and cpus_per_rank: their products (total ranks, cpus per node) stay far from
 // overflow, and no machine has a million nodes or a million ranks on one.
@@ -32,4 +32,4 @@ constexpr std::size_t k_max_message_stderr = 4096;
 // Longest unknown word for which "did you mean" looks for a near key (its table grows with the length).
 constexpr std::size_t k_longest_typo = 128;
 
-}  // namespace ezpz
+}  // namespace ezpz::core

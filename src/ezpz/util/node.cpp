@@ -14,7 +14,7 @@
 
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // A job spec or profile is a few levels deep and a few hundred values big. Deeper nesting is a
@@ -429,4 +429,4 @@ bool read_section(const Node& node, std::string_view what, const std::vector<Key
   return true;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

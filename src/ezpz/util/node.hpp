@@ -12,7 +12,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/source.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 struct MapEntry;
 
@@ -71,9 +71,9 @@ std::optional<bool> read_bool(const Node& node, std::string_view what, Diagnosti
 std::optional<std::vector<std::string>> read_string_list(const Node& node, std::string_view what,
                                                          Diagnostics& diagnostics, bool allow_scalar = false);
 
-}  // namespace ezpz
+}  // namespace ezpz::core
 
-namespace ezpz {
+namespace ezpz::core {
 
 // One key of a section and what to do with its (non-null) value.
 struct KeyHandler {
@@ -86,4 +86,4 @@ struct KeyHandler {
 bool read_section(const Node& node, std::string_view what, const std::vector<KeyHandler>& handlers,
                   Diagnostics& diagnostics);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -3,7 +3,7 @@
 
 #include <cassert>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 enum Tag : char { k_null = 'n', k_scalar = 's', k_quoted = 'q', k_sequence = 'l', k_map = 'm' };
@@ -135,4 +135,4 @@ Node decode_node(std::string_view data, const SourceRef& source) {
   return node;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 
 #include "ezpz/util/node.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Encodes `node` with every location (line, column, length); the file itself is not stored.
 std::string encode_node(const Node& node);
@@ -15,4 +15,4 @@ std::string encode_node(const Node& node);
 // data is generated at build time, so corruption is a bug, not a user error).
 Node decode_node(std::string_view data, const SourceRef& source);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -8,7 +8,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // NAME for a word that is exactly "$NAME" or "${NAME}".
@@ -65,4 +65,4 @@ std::string shell_word(const CommandWord& word) {
   return word.variable ? "\"$" + word.text + "\"" : shell_quote(word.text);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // One word of a command line. A word that was exactly `$NAME` refers to a variable of the job's
 // environment and is expanded when the job runs (`variable` holds NAME).
@@ -26,4 +26,4 @@ std::optional<std::vector<CommandWord>> expand_option_group(const std::string& g
 // A word as it must appear in a shell script: "$NAME" for variables, else shell_quote(text).
 std::string shell_word(const CommandWord& word);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -1,7 +1,7 @@
 // Origin descriptions.
 #include "ezpz/util/origin.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 const char* origin_kind_name(OriginKind kind) {
   switch (kind) {
@@ -40,4 +40,4 @@ std::string Origin::describe() const {
   return out;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 
 #include "ezpz/util/source.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Precedence, lowest to highest: builtin < profile < spec < env < cli. `derived` values are
 // computed from others (total_ranks = nodes x ranks_per_node) and name their inputs in `note`.
@@ -29,4 +29,4 @@ struct Sourced {
   Origin origin;
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -3,7 +3,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::string regex_problem(const std::string& pattern) {
   try {
@@ -22,4 +22,4 @@ std::regex compile_regex(const std::string& pattern, const SourceLoc& loc, const
   }
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

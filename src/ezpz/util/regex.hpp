@@ -6,7 +6,7 @@
 
 #include "ezpz/util/source.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Why `pattern` is not a regular expression, or "".
 std::string regex_problem(const std::string& pattern);
@@ -15,4 +15,4 @@ std::string regex_problem(const std::string& pattern);
 // is not a regular expression.
 std::regex compile_regex(const std::string& pattern, const SourceLoc& loc, const std::string& what);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -4,7 +4,7 @@
 
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct NamedSignal {
@@ -50,4 +50,4 @@ std::string signal_name(int number) {
   return "signal " + std::to_string(number);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // The signals a job may ask for before its walltime ends and that `ezpz kill --signal` sends, by their
 // names without "SIG", in the order help texts list them.
@@ -22,4 +22,4 @@ std::string signal_problem(std::string_view text);
 // "USR2" for SIGUSR2; "signal N" for a number that has no name here.
 std::string signal_name(int number);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -1,7 +1,7 @@
 // Source texts and locations.
 #include "ezpz/util/source.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::string_view SourceFile::line(int n) const {
   if (n < 1) return {};
@@ -28,4 +28,4 @@ std::string SourceLoc::describe() const {
   return file->name + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // A named text that values were read from: a job spec, a profile, a `--set` argument, an env variable.
 struct SourceFile {
@@ -35,4 +35,4 @@ struct SourceLoc {
   std::string describe() const;
 };
 
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 
 #include "ezpz/util/limits.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::vector<std::string> split(std::string_view text, char separator) {
   std::vector<std::string> parts;
@@ -166,9 +166,9 @@ std::string suggestion_hint(std::string_view word, const std::vector<std::string
   return "expected " + quoted_list(candidates);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::optional<std::vector<std::string>> split_command_words(std::string_view text, std::string* why) {
   std::vector<std::string> words;
@@ -246,4 +246,4 @@ bool valid_env_name(std::string_view name) {
          std::all_of(name.begin(), name.end(), word);
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

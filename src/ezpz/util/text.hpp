@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 
 std::vector<std::string> split(std::string_view text, char separator);
 // Splits on runs of spaces; no empty words.
@@ -48,13 +48,13 @@ std::string text_problem(std::string_view text);
 // "'a', 'b' or 'c'"
 std::string quoted_list(const std::vector<std::string>& items, std::string_view last_separator = " or ");
 
-}  // namespace ezpz
+}  // namespace ezpz::core
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Splits a command line into words the way a POSIX shell would, but without any expansion:
 // quotes and backslashes group and escape, `$`, `;`, `|` … stay literal characters of the words.
 // Returns nullopt (with `why`) on an unterminated quote.
 std::optional<std::vector<std::string>> split_command_words(std::string_view text, std::string* why);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

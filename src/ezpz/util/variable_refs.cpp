@@ -6,7 +6,7 @@
 
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 bool is_name_start(char c) {
@@ -96,4 +96,4 @@ std::string shell_quote_expanding(std::string_view value) {
   return out + "\"";
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

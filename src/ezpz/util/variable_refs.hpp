@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace ezpz {
+namespace ezpz::core {
 
 using VariableLookup = std::function<std::optional<std::string>(const std::string&)>;
 
@@ -29,4 +29,4 @@ std::string expand_variable_refs(std::string_view value, const VariableLookup& l
 // '`' and literal '$' escaped and each reference written as "${NAME}".
 std::string shell_quote_expanding(std::string_view value);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

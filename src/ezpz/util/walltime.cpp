@@ -10,7 +10,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 constexpr long k_max_seconds = 10L * 365 * 24 * 3600;  // anything longer is a typo
@@ -130,9 +130,9 @@ double seconds_from_environment(const char* name, double fallback, double min, d
   return seconds;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core
 
-namespace ezpz {
+namespace ezpz::core {
 
 bool is_zero_duration(std::string_view text) {
   return text.find('0') != std::string_view::npos && text.find_first_not_of("0:-dDhHmMsS") == std::string_view::npos;
@@ -147,4 +147,4 @@ std::string iso_utc(long time) {
   return text;
 }
 
-}  // namespace ezpz
+}  // namespace ezpz::core

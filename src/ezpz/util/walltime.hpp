@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace ezpz {
+namespace ezpz::core {
 
 // Seconds for a walltime text, or nullopt (with `why` set) when it is malformed.
 // Accepted: [D-]HH:MM:SS, MM:SS, and unit forms like 90m, 1h30m, 2d, 45s. Fields may overflow
@@ -27,4 +27,4 @@ std::string iso_utc(long time);
 // unset or empty. Throws UserError naming the variable when it is not a number from `min` to `max`.
 double seconds_from_environment(const char* name, double fallback, double min, double max);
 
-}  // namespace ezpz
+}  // namespace ezpz::core

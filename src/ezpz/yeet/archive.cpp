@@ -14,7 +14,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/yeet/cache_record.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 // No ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS: every path handed to libarchive starts with the absolute
@@ -160,4 +160,4 @@ void unpack_archive(const std::string& tarball, const std::string& into, const s
   Unpacker(tarball, root.get(), name).run();
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 // Unpacks the tarball `tarball` (plain, gzip, zstd, xz or bzip2 — detected from the content, not the
 // name) into the existing directory `into`. Members keep their permission bits and mtimes, not their
@@ -18,4 +18,4 @@ namespace ezpz::yeet {
 // `shown` is the tarball as the user named it (yeet's SRC), `tarball` itself when empty.
 void unpack_archive(const std::string& tarball, const std::string& into, const std::string& shown = {});
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

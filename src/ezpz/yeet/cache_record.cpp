@@ -14,7 +14,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/hash.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 constexpr const char* k_record_header = "ezpz-yeet 1";
@@ -90,4 +90,4 @@ void check_replaceable(const std::string& dest) {
                   "choose a new directory (yeet creates it), or remove this one first");
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

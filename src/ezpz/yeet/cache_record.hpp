@@ -8,7 +8,7 @@
 
 #include "ezpz/yeet/manifest.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 inline constexpr const char* k_record_name = ".ezpz-yeet";
 
@@ -35,4 +35,4 @@ bool holds_copy(const std::string& dest, const Manifest& manifest, std::uint64_t
 // /tmp is never swapped away.
 void check_replaceable(const std::string& dest);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -3,7 +3,7 @@
 
 #include <cassert>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 ContentCursor::ContentCursor(const Manifest& manifest) {
   for (std::size_t i = 0; i < manifest.entries.size(); ++i) {
@@ -18,4 +18,4 @@ void ContentCursor::skip_empty_files() {
   assert(m_file < m_sizes.size() && "read past the end of the content stream");
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

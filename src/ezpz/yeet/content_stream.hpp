@@ -9,7 +9,7 @@
 
 #include "ezpz/yeet/manifest.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 // Part of one file within a run of stream bytes.
 struct FilePiece {
@@ -57,4 +57,4 @@ class ContentCursor {
   std::uint64_t m_offset = 0;
 };
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

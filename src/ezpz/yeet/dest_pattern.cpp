@@ -9,7 +9,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
@@ -94,4 +94,4 @@ void check_dest_outside_src(const std::string& src, const std::string& dest) {
   throw UserError("DEST '" + dest + "' is inside SRC '" + src + "'" + seen + ": each run would copy the copies again");
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 // The node name %n stands for: EZPZ_NODE_NAME (an explicit choice, e.g. for tests that run several
 // "nodes" on one machine), else SLURMD_NODENAME (set by slurmd, also for its virtual nodes), else the
@@ -22,4 +22,4 @@ std::string expand_dest(const std::string& pattern, const std::string& node, int
 // scan reports it).
 void check_dest_outside_src(const std::string& src, const std::string& dest);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -15,7 +15,7 @@
 #include "ezpz/yeet/cache_record.hpp"
 #include "ezpz/yeet/wire.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 constexpr std::string_view k_archive_suffixes[] = {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz", ".tar.bz2"};
@@ -186,4 +186,4 @@ std::uint64_t manifest_key(const Manifest& manifest, std::string_view dest, std:
   return hash.digest();
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

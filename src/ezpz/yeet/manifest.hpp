@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 enum class EntryKind : std::uint8_t { directory, file, symlink };
 
@@ -51,4 +51,4 @@ Manifest decode_manifest(std::string_view bytes);
 // node's earlier copy can be kept, the way rsync's quick check trusts size and mtime.
 std::uint64_t manifest_key(const Manifest& manifest, std::string_view dest, std::uint8_t venv_mode);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

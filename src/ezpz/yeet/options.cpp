@@ -6,7 +6,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 // Constant tables (no start-up cost in the ezpz binary, which links this file for every command).
@@ -115,4 +115,4 @@ int required_successes(const std::string& min_success, int nodes) {
   return static_cast<int>(value);
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 enum class VenvMode : std::uint8_t { detect, on, off };
 
@@ -34,4 +34,4 @@ std::vector<std::string> to_arguments(const Options& options);
 // Throws UserError for anything else, or for more nodes than there are.
 int required_successes(const std::string& min_success, int nodes);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -6,7 +6,7 @@
 
 #include "ezpz/yeet/report.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 Progress::Progress(std::uint64_t total, bool enabled, bool interactive, std::ostream& out,
                    std::chrono::milliseconds interval)
@@ -36,4 +36,4 @@ void Progress::finish() {
   if (m_enabled && m_interactive && m_printed) m_out << "\r\033[K" << std::flush;
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <ostream>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 class Progress {
  public:
@@ -33,4 +33,4 @@ class Progress {
   bool m_printed = false;
 };
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

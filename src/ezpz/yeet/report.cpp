@@ -5,7 +5,7 @@
 
 #include "ezpz/yeet/wire.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 constexpr const char* k_outcome_names[] = {"copied", "cached", "shared", "failed"};
@@ -110,4 +110,4 @@ RunSummary summarize(const std::vector<NodeReport>& node_reports, int required, 
   return summary;
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 // copied: DEST was written. cached: DEST already held the same copy. shared: another rank on the same
 // node has the same DEST and wrote it. failed: see error.
@@ -38,4 +38,4 @@ RunSummary summarize(const std::vector<NodeReport>& reports, int required, std::
 // "1.00 GiB", "512.0 MiB", "17 B".
 std::string format_bytes(std::uint64_t bytes);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

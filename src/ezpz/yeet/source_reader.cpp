@@ -9,7 +9,7 @@
 
 #include "ezpz/util/hash.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 SourceReader::SourceReader(const Manifest& manifest)
     : m_manifest(manifest), m_cursor(manifest), m_hashes(m_cursor.content_files().size(), StreamHash().digest()) {}
@@ -59,4 +59,4 @@ void SourceReader::read(char* out, std::size_t size) {
   });
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

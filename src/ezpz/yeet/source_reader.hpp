@@ -9,7 +9,7 @@
 #include "ezpz/yeet/content_stream.hpp"
 #include "ezpz/yeet/manifest.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 class SourceReader {
  public:
@@ -42,4 +42,4 @@ class SourceReader {
   int m_fd = -1;
 };
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

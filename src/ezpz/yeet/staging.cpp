@@ -19,7 +19,7 @@
 #include "ezpz/yeet/cache_record.hpp"
 #include "ezpz/yeet/venv.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 constexpr std::size_t k_write_bytes = 1u << 20;
@@ -216,4 +216,4 @@ void Staging::commit(const std::vector<std::uint64_t>& expected, VenvMode venv, 
   m_committed = true;
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -11,7 +11,7 @@
 #include "ezpz/yeet/manifest.hpp"
 #include "ezpz/yeet/options.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 class Staging {
  public:
@@ -59,4 +59,4 @@ class Staging {
 // read-only directory would otherwise stop an unprivileged user from removing what is in it).
 void remove_tree(const std::string& path);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -16,7 +16,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 namespace fs = std::filesystem;
@@ -383,4 +383,4 @@ VenvRelocation relocate_venv(const std::string& root, const std::string& final_p
   return result;
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

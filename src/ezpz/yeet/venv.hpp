@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 // True when `root` holds a Python virtual environment (a pyvenv.cfg file at its top).
 bool is_venv(const std::string& root);
@@ -32,4 +32,4 @@ struct VenvRelocation {
 // scripts cannot quote (' " $ ` \ or a newline), or when a file cannot be read or written (naming it).
 VenvRelocation relocate_venv(const std::string& root, const std::string& final_path);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace ezpz::wire {
+namespace ezpz::core::wire {
 
 class Writer {
  public:
@@ -57,4 +57,4 @@ class Reader {
   std::string_view m_bytes;
 };
 
-}  // namespace ezpz::wire
+}  // namespace ezpz::core::wire

@@ -9,7 +9,7 @@
 
 #include "../test_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -127,4 +127,4 @@ TEST(Catalog, DefaultSearchPathOrder) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

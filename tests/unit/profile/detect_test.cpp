@@ -7,7 +7,7 @@
 
 #include "../test_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct Case {
@@ -24,11 +24,7 @@ class Detect : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Detect, PicksTheRightProfile) {
   const Case& c = GetParam();
-  DetectInput input{[&](const char* name) -> const char* {
-                      auto it = c.env.find(name);
-                      return it == c.env.end() ? nullptr : it->second.c_str();
-                    },
-                    c.hostname};
+  DetectInput input{table_env(c.env), c.hostname};
   auto detection = detect_system(test::builtin_catalog(), input);
   ASSERT_TRUE(detection);
   EXPECT_EQ(detection->system, c.expected) << detection->reason;
@@ -58,4 +54,4 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{}, "my-laptop", "local"}));
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 #include "../test_support.hpp"
 #include "ezpz/profile/read_profile.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct Case {
@@ -128,4 +128,4 @@ TEST(DirectiveOptions, ASchedulerWithDirectivesNeedsAnOptionTable) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

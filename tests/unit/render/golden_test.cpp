@@ -9,7 +9,7 @@
 
 #include "../test_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -79,4 +79,4 @@ TEST(GoldenCoverage, EveryShippedSystemHasAGoldenCase) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

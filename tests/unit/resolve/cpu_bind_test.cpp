@@ -5,7 +5,7 @@
 
 #include "ezpz/util/cpu_list.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 NodeShape aurora_node() {
@@ -72,4 +72,4 @@ TEST(CpuBinding, PrefersTheProfileTableThenTheDefault) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -9,7 +9,7 @@
 #include "../test_support.hpp"
 #include "ezpz/runtime/launch.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -140,4 +140,4 @@ TEST(ForwardEnv, LaunchWithAnEnvironmentPassingLauncherSetsOnlyTheHostFile) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

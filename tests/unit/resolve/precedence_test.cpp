@@ -3,7 +3,7 @@
 
 #include "../test_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using test::Layers;
@@ -225,4 +225,4 @@ TEST(Resolve, HashChangesWithTheJobAndOnlyWithIt) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

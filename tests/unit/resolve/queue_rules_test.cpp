@@ -6,7 +6,7 @@
 
 #include "../test_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::string warnings_of(const std::string& spec) {
@@ -146,4 +146,4 @@ TEST(QueueRules, DaosFilesystemsAddNoVniToEveryLaunch) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

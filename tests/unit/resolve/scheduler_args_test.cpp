@@ -3,7 +3,7 @@
 
 #include "../test_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct Case {
@@ -108,4 +108,4 @@ TEST(SchedulerArgs, AnEntryReplacesTheProfilesDirectiveInAnySpelling) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

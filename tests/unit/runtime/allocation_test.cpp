@@ -13,7 +13,7 @@
 #include "ezpz/util/limits.hpp"
 #include "runtime_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // A FIFO, a directory and a file over the host-file cap (sparse: no disk used) in a fresh directory.
@@ -110,4 +110,4 @@ TEST(Allocation, ExecWithoutMasterAddrNamesTheBadHostFile) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

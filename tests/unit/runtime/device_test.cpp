@@ -10,7 +10,7 @@
 
 #include "../test_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -68,7 +68,7 @@ INSTANTIATE_TEST_SUITE_P(
 // gaps (a site that hides a broken GPU) must still be exported, or index 1 would be device 1, not 2.
 TEST(ChooseDevice, AnIndexOrderWithGapsIsExported) {
   Devices devices;
-  devices.kind = "cuda";
+  devices.kind = DeviceKind::cuda;
   devices.count = 2;
   devices.visibility = "CUDA_VISIBLE_DEVICES";
   devices.select = "index";
@@ -102,7 +102,7 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   for (int i = 0; i < 4; ++i) std::ofstream(nvidia / "dev" / ("nvidia" + std::to_string(i)));
   std::ofstream(nvidia / "dev" / "nvidiactl");
   Devices found = probe_devices(nvidia.string(), table_env({}), &source);
-  EXPECT_EQ(found.kind, "cuda");
+  EXPECT_EQ(found.kind, DeviceKind::cuda);
   EXPECT_EQ(found.count, 4);
   EXPECT_EQ(found.visibility, "CUDA_VISIBLE_DEVICES");
 
@@ -110,7 +110,7 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   std::ofstream(amd / "dev" / "kfd");
   for (int i = 0; i < 8; ++i) render_node(amd, i, "0x1002");
   found = probe_devices(amd.string(), table_env({}), &source);
-  EXPECT_EQ(found.kind, "rocm");
+  EXPECT_EQ(found.kind, DeviceKind::rocm);
   EXPECT_EQ(found.count, 8);
   EXPECT_EQ(found.visibility, "ROCR_VISIBLE_DEVICES");
 
@@ -119,25 +119,25 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
   render_node(intel, 7, "0x8086", "0x46a6");                               // integrated graphics: not an XPU
   render_node(intel, 6, "0x1a03");  // a BMC's display controller is no accelerator
   found = probe_devices(intel.string(), table_env({}), &source);
-  EXPECT_EQ(found.kind, "xpu");
+  EXPECT_EQ(found.kind, DeviceKind::xpu);
   EXPECT_EQ(found.count, 6);
 
   fs::path empty = fake_node("empty");
   found = probe_devices(empty.string(), table_env({}), &source);
-  EXPECT_EQ(found.kind, "cpu");
+  EXPECT_EQ(found.kind, DeviceKind::cpu);
   EXPECT_EQ(source, "no accelerator device nodes");
   // In a container without device nodes, the vendor's visibility variable still tells.
   found = probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", "0,1"}}), &source);
-  EXPECT_EQ(found.kind, "cuda");
+  EXPECT_EQ(found.kind, DeviceKind::cuda);
   EXPECT_EQ(found.count, 2);
-  EXPECT_EQ(probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", "-1"}}), &source).kind, "cpu");
+  EXPECT_EQ(probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", "-1"}}), &source).kind, DeviceKind::cpu);
   EXPECT_THROW(probe_devices(empty.string(), table_env({{"CUDA_VISIBLE_DEVICES", ",,,"}}), &source), UserError)
       << "',,,' counted as 4 devices";
   found = probe_devices(empty.string(), table_env({{"HIP_VISIBLE_DEVICES", "3"}}), &source);
-  EXPECT_EQ(found.kind, "rocm");
+  EXPECT_EQ(found.kind, DeviceKind::rocm);
   EXPECT_EQ(found.visibility, "HIP_VISIBLE_DEVICES") << "choose within the variable that named the devices";
   for (const auto& root : {nvidia, amd, intel, empty}) fs::remove_all(root);
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

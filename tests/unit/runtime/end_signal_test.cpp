@@ -18,7 +18,7 @@
 #include "ezpz/util/signals.hpp"
 #include "runtime_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using Variables = std::map<std::string, std::string>;
@@ -136,4 +136,4 @@ TEST(RunRank, SendsTheEndSignalWhenDue) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

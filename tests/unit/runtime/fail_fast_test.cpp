@@ -13,7 +13,7 @@
 #include "ezpz/runtime/rank_environment.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using Variables = std::map<std::string, std::string>;
@@ -208,4 +208,4 @@ TEST(RunRank, ProgramDiesWithItsSupervisor) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

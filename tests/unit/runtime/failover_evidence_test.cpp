@@ -7,7 +7,7 @@
 #include "ezpz/runtime/node_state.hpp"
 #include "ezpz/runtime/output_evidence.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using States = std::vector<std::pair<std::string, std::vector<std::string>>>;
@@ -150,7 +150,7 @@ TEST(ProbeEvidence, ANodeThatDoesNotAnswerWhileOthersDoIsBad) {
   std::vector<std::string> hosts = {"n1", "n2", "n3"};
   NodeNames names(hosts, {});
   Devices six;
-  six.kind = "xpu";
+  six.kind = DeviceKind::xpu;
   six.count = 6;
   Devices five = six;
   five.count = 5;
@@ -191,4 +191,4 @@ TEST(NodeNames, MatchesByTheProfilesNodeKeyElseTheShortName) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

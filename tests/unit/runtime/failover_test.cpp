@@ -9,7 +9,7 @@
 
 #include "ezpz/util/exit_codes.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // A scripted world: each attempt's outcome, output and the evidence the sources give after it.
@@ -296,4 +296,4 @@ TEST(FailoverDecision, RoundTripsThroughItsRecord) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -22,7 +22,7 @@
 #include "ezpz/util/text.hpp"
 #include "../cannot_run.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using Hosts = std::vector<std::string>;
@@ -599,4 +599,4 @@ TEST_F(HostlistScontrol, RefusesWhatEzpzExpands) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

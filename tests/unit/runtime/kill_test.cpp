@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 TEST(SendSignal, AProcessThatEndedAfterItWasListedIsGoneNotAFailure) {
@@ -35,4 +35,4 @@ TEST(SendSignal, ALiveProcessIsSent) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using Pieces = std::vector<std::pair<long, std::string>>;
@@ -229,4 +229,4 @@ TEST(LineForwarder, RandomInterleavingsKeepLinesWhole) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -6,7 +6,7 @@
 
 #include "runtime_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // Host names are examples in the form the Python ezpz recognises ('sophia…'); the job id is made up.
@@ -80,4 +80,4 @@ TEST(RankEnvironmentOpenMpi, OpenMpiVariablesWinOverAStaleOuterRank) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

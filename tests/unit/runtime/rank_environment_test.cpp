@@ -8,7 +8,7 @@
 
 #include "runtime_support.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 std::map<std::string, std::string> exports_of(const RankEnvironment& env) {
@@ -216,4 +216,4 @@ TEST(PortForJob, IsStableAndInRange) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

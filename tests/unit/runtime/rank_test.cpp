@@ -5,7 +5,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct Case {
@@ -106,4 +106,4 @@ INSTANTIATE_TEST_SUITE_P(Problems, DiscoverRankFails, ::testing::Values(
         "none of 'WORLD_SIZE' is set"}));
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

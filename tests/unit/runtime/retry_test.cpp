@@ -7,7 +7,7 @@
 
 #include "ezpz/runtime/launch.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 EnvLookup lookup(std::map<std::string, std::string> values) {
@@ -85,4 +85,4 @@ TEST(RunAttempts, StopsAtSuccessAtTheLimitAtAUserStopAndBeforeTheEnd) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

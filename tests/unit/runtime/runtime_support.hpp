@@ -7,7 +7,7 @@
 #include "../test_support.hpp"
 #include "ezpz/runtime/rank_environment.hpp"
 
-namespace ezpz::test {
+namespace ezpz::core::test {
 
 // The rank environment `ezpz exec` would build on `system` with exactly `variables` set and no devices.
 inline RankEnvironment rank_environment_on(const std::string& system, std::map<std::string, std::string> variables) {
@@ -18,4 +18,4 @@ inline RankEnvironment rank_environment_on(const std::string& system, std::map<s
   return rank_environment(inputs);
 }
 
-}  // namespace ezpz::test
+}  // namespace ezpz::core::test

@@ -4,7 +4,7 @@
 
 #include "ezpz/spec/job_spec.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 JobSpec read(const std::string& text, Diagnostics& d) {
@@ -117,12 +117,7 @@ TEST(EnvOverrides, ReadOnlyTheDocumentedVariables) {
                                             {"EZPZ_QUEUE", ""},
                                             {"EZPZ_RUN", "evil"},
                                             {"EZPZ_SETUP", "rm -rf ~"}};
-  JobSpec spec = read_env_overrides(
-      [&](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-      },
-      d);
+  JobSpec spec = read_env_overrides(table_env(env), d);
   ASSERT_TRUE(d.empty());
   EXPECT_EQ(spec.nodes->value, 8);
   EXPECT_EQ(spec.nodes->origin.describe(), "env EZPZ_NODES=8");
@@ -164,4 +159,4 @@ TEST(Schema, IsJsonSchemaCoveringEveryKey) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -7,7 +7,7 @@
 
 #include "ezpz/submit/process.hpp"
 
-namespace ezpz::test {
+namespace ezpz::core::test {
 
 class FakeRunner : public ProcessRunner {
  public:
@@ -25,4 +25,4 @@ class FakeRunner : public ProcessRunner {
   }
 };
 
-}  // namespace ezpz::test
+}  // namespace ezpz::core::test

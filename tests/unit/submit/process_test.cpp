@@ -13,7 +13,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/limits.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 using namespace std::chrono_literals;
@@ -84,4 +84,4 @@ TEST(SystemProcessRunner, TheTimeLimitComesFromTheEnvironment) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

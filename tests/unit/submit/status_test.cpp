@@ -8,7 +8,7 @@
 #include "../test_support.hpp"
 #include "fake_runner.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct Case {
@@ -268,9 +268,9 @@ TEST(QueryStatus, ASchedulerThatCannotRunIsAnError) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // How many times a job has started: PBS run_count, Slurm Restarts plus the current run.
@@ -310,4 +310,4 @@ TEST(QueryStatus, CountsTheStartsOfARequeuedJob) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -10,7 +10,7 @@
 #include "../test_support.hpp"
 #include "fake_runner.hpp"
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 namespace fs = std::filesystem;
@@ -213,4 +213,4 @@ TEST(JobNumber, TakesTheLeadingDigits) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 Node parse(const std::string& name, const std::string& text) {
@@ -142,9 +142,9 @@ TEST(ReadSection, ReportsUnknownKeysWithHintsAndSkipsNulls) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 TEST(NodeCodec, RoundTripsEveryKindWithLocations) {
@@ -161,4 +161,4 @@ TEST(NodeCodec, RoundTripsEveryKindWithLocations) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

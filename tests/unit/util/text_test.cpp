@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 // What /bin/sh makes of `echo <quoted>`: the quoted word must come back unchanged.
@@ -90,4 +90,4 @@ TEST(Printable, EscapesControlCharacters) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

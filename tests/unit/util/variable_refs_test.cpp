@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 const std::map<std::string, std::string> k_env = {
@@ -73,4 +73,4 @@ TEST(VariableRefs, TextBeforeTheVariablesOwnReference) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 struct Case {
@@ -56,9 +56,9 @@ TEST(WalltimeParse, ExplainsAmbiguousNumbers) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core
 
-namespace ezpz {
+namespace ezpz::core {
 namespace {
 
 TEST(ZeroDuration, IsZeroInEveryFormAndNothingElse) {
@@ -72,4 +72,4 @@ TEST(IsoUtc, FormatsSecondsSinceTheEpoch) {
 }
 
 }  // namespace
-}  // namespace ezpz
+}  // namespace ezpz::core

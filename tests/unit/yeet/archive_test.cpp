@@ -17,7 +17,7 @@
 #include "ezpz/util/text.hpp"
 #include "../cannot_run.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 namespace fs = std::filesystem;
@@ -346,4 +346,4 @@ TEST_F(ArchiveUnpack, IntoMayBeBehindASymlink) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

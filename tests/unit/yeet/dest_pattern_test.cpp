@@ -8,7 +8,7 @@
 #include "ezpz/util/error.hpp"
 #include "yeet_tree.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 const EnvLookup k_env = table_env({{"USER", "alice"}, {"SCRATCH", "/local/scratch"}, {"EMPTY", ""}});
@@ -85,4 +85,4 @@ TEST(NodeName, PrefersTheExplicitNameThenSlurmThenTheHost) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

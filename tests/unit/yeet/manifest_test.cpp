@@ -7,7 +7,7 @@
 #include "ezpz/util/error.hpp"
 #include "yeet_tree.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 using test::TempDir;
@@ -100,4 +100,4 @@ TEST(Manifest, SurvivesTheWireAndItsKeyFollowsWhatMatters) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

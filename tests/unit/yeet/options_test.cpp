@@ -5,7 +5,7 @@
 
 #include "ezpz/util/error.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 TEST(RequiredSuccesses, CountsAndShares) {
@@ -63,4 +63,4 @@ TEST(YeetOptions, ChunkSizesAreChecked) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

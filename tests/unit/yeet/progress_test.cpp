@@ -6,7 +6,7 @@
 #include <regex>
 #include <sstream>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 TEST(Progress, PrintsBytesShareRateAndTimeLeft) {
@@ -46,4 +46,4 @@ TEST(Progress, IsSilentWhenDisabledOrWithinTheInterval) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

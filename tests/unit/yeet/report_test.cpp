@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 NodeReport node(int rank, Outcome outcome, std::uint64_t bytes, std::string error = {}) {
@@ -71,4 +71,4 @@ TEST(FormatBytes, PicksAUnit) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

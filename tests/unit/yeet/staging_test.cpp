@@ -21,7 +21,7 @@
 #include "../cannot_run.hpp"
 #include "yeet_tree.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 using test::exists;
@@ -252,4 +252,4 @@ TEST(RemoveTree, RemovesReadOnlyDirectories) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

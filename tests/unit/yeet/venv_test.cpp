@@ -15,7 +15,7 @@
 #include "ezpz/util/text.hpp"
 #include "../cannot_run.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 namespace fs = std::filesystem;
@@ -341,4 +341,4 @@ TEST_F(VenvRelocate, RealVenvRunsFromItsNewPath) {
 }
 
 }  // namespace
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -12,7 +12,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/yeet/staging.hpp"
 
-namespace ezpz::yeet::test {
+namespace ezpz::core::yeet::test {
 
 class TempDir {
  public:
@@ -58,4 +58,4 @@ inline mode_t mode_of(const std::string& path) {
   return info.st_mode & 07777;
 }
 
-}  // namespace ezpz::yeet::test
+}  // namespace ezpz::core::yeet::test

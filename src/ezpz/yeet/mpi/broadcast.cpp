@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 // Slot indices handed between threads. pop() blocks; try_pop() does not.
@@ -154,4 +154,4 @@ void broadcast_stream(MPI_Comm comm, const StreamPlan& plan, const StreamHooks& 
   Pipeline(comm, plan, hooks).run();
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 struct StreamPlan {
   std::uint64_t total_bytes = 0;
@@ -31,4 +31,4 @@ struct StreamHooks {
 // Streams `plan.total_bytes` from rank 0 of `comm` to every rank of `comm`. Collective over `comm`.
 void broadcast_stream(MPI_Comm comm, const StreamPlan& plan, const StreamHooks& hooks);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -8,25 +8,25 @@
 #include "ezpz/yeet/options.hpp"
 
 int main(int argc, char** argv) {
-  ezpz::yeet::Options options;
+  ezpz::core::yeet::Options options;
   CLI::App app{"ezpz-yeet-mpi: copy SRC to DEST on every node over MPI (run through `ezpz yeet`).", "ezpz yeet"};
-  ezpz::yeet::add_options(app, options);
+  ezpz::core::yeet::add_options(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "ezpz yeet: usage error: " << e.what() << "\n";
-    return ezpz::k_exit_usage;
+    return ezpz::core::k_exit_usage;
   }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int code = ezpz::k_exit_user_error;
+  int code = ezpz::core::k_exit_user_error;
   try {
-    code = ezpz::yeet::run_yeet(options);
+    code = ezpz::core::yeet::run_yeet(options);
   } catch (const std::exception& error) {
     std::cerr << "ezpz yeet: internal error: " << error.what() << "\n";
-    MPI_Abort(MPI_COMM_WORLD, ezpz::k_exit_user_error);
+    MPI_Abort(MPI_COMM_WORLD, ezpz::core::k_exit_user_error);
   }
   MPI_Finalize();
   return code;

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <thread>
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 class Poller {
  public:
@@ -47,4 +47,4 @@ inline void wait_politely(MPI_Request& request, bool share_cores) {
   }
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
@@ -28,7 +28,7 @@
 #include "ezpz/yeet/staging.hpp"
 #include "ezpz/yeet/wire.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 namespace {
 
 // Test-only fault switch: EZPZ_YEET_TEST_FAULT=corrupt:RANK:CHUNK flips a byte of chunk CHUNK after it
@@ -322,4 +322,4 @@ int run_yeet(const Options& options) {
   return Run(options, rank, ranks).execute();
 }
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

@@ -3,11 +3,11 @@
 
 #include "ezpz/yeet/options.hpp"
 
-namespace ezpz::yeet {
+namespace ezpz::core::yeet {
 
 // Collective over MPI_COMM_WORLD (MPI must be initialised). Every rank returns the same exit code:
 // 0 when at least --min-success nodes succeeded, 1 otherwise. Rank 0 prints progress and the summary
 // on stderr.
 int run_yeet(const Options& options);
 
-}  // namespace ezpz::yeet
+}  // namespace ezpz::core::yeet

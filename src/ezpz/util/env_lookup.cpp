@@ -1,9 +1,9 @@
 // Environment lookups.
-#include "ezpz/runtime/environment.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
 #include <cstdlib>
 
-namespace ezpz {
+namespace ezpz::core {
 
 EnvLookup process_env() {
   return [](const std::string& name) -> std::optional<std::string> {
@@ -21,4 +21,10 @@ EnvLookup table_env(std::map<std::string, std::string> variables) {
   };
 }
 
-}  // namespace ezpz
+std::optional<std::string> setting(const EnvLookup& env, const std::string& name) {
+  std::optional<std::string> value = env(name);
+  if (!value || value->empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace ezpz::core

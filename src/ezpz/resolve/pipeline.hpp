@@ -1,0 +1,36 @@
+// The pipeline's first stages in one call: a loaded spec, then the EZPZ_* and --set overrides, then
+// resolve. The CLI and the public API both run it; neither repeats the order.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ezpz/profile/catalog.hpp"
+#include "ezpz/profile/detect.hpp"
+#include "ezpz/resolve/resolve.hpp"
+#include "ezpz/spec/job_spec.hpp"
+#include "ezpz/util/env_lookup.hpp"
+#include "ezpz/util/error.hpp"
+
+namespace ezpz::core {
+
+struct JobRequest {
+  std::string spec_path;                 // the job file, for the default job name; "" when not a file
+  JobSpec spec;                          // as loaded (load_job_spec, read_job_spec)
+  std::vector<std::string> assignments;  // "KEY=VALUE", as --set takes them
+  std::string assignments_source = "--set";  // how messages name them
+  std::string system;                    // --system: wins over every layer; "" for none
+  EnvLookup env;                         // where EZPZ_* overrides are read; empty: none
+  // Called only when no layer names a system; empty: no detection (the system must be named).
+  std::function<std::optional<Detection>()> detect;
+  bool for_launch = false;  // ResolveInputs::for_launch
+};
+
+// Resolves `request` against `catalog`. `diagnostics` may already hold problems from loading the
+// spec: they are reported together with those of the overrides and the resolution, in one UserError.
+// Warnings (queue caps) are in the result's `warnings`.
+ResolvedJob resolve_request(const Catalog& catalog, const JobRequest& request, Diagnostics& diagnostics);
+
+}  // namespace ezpz::core
