@@ -3,15 +3,16 @@
 # Uses apt-get as root, or through sudo when not root. Installs nothing that is already there.
 set -euo pipefail
 
+# pybind11-dev and python3-dev build the Python module `ezpz` (src/python).
 build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev libboost-filesystem-dev libgtest-dev
-                libmstch-dev libxxhash-dev libarchive-dev libmpich-dev)
+                libxxhash-dev libarchive-dev libmpich-dev pybind11-dev python3-dev)
 # Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev), a
 # real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm) and the users' side: Python DDP programs
-# and torchrun (python3-torch). zstd, bzip2, xz-utils and python3-venv make yeet fixtures. The sanitizer
+# and torchrun (python3-torch), and the Python module's tests (python3-pytest). zstd, bzip2, xz-utils and python3-venv make yeet fixtures. The sanitizer
 # stage and the fuzz targets (scripts/test-sanitized.sh) build with clang and its runtimes; llvm has
 # llvm-symbolizer, which puts file and line into sanitizer reports.
 test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
-               libtorch-dev libgloo-dev slurm-wlm munge zstd bzip2 xz-utils python3-venv python3-torch jq
+               libtorch-dev libgloo-dev slurm-wlm munge zstd bzip2 xz-utils python3-venv python3-torch python3-pytest jq
                clang libclang-rt-14-dev llvm)
 # Debian has no PBS: tests/pbs builds OpenPBS from shared/third_party/openpbs with these (its README's list).
 pbs_packages=(autoconf automake libtool gcc g++ make libhwloc-dev libx11-dev libxt-dev libedit-dev libical-dev

@@ -12,7 +12,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/exit_codes.hpp"
-#include "ezpz/util/version.hpp"
+#include "ezpz/version.hpp"
 
 namespace ezpz::core {
 namespace {

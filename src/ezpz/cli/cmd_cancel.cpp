@@ -25,10 +25,8 @@ void add_cancel_command(CLI::App& app, CommandAction& action) {
       SystemProcessRunner runner;
       for (const auto& id : *ids) {
         JobRef ref = find_job(env, root, id, *system);
-        std::vector<std::string> argv = command_for_job(ref.scheduler->cancel, ref.job_id, *ref.scheduler, "cancel");
-        ProcessResult result = runner.run(argv);
-        if (result.exit_code != 0) throw UserError(failure_message(argv, result));
-        if (!trim(result.err).empty()) std::cerr << trim(result.err) << "\n";  // what qdel/scancel said anyway
+        std::string said = cancel_job(ref, runner);
+        if (!said.empty()) std::cerr << said << "\n";  // what qdel/scancel said anyway
         std::cerr << "ezpz: cancelled " << ref.job_id << "\n";
       }
       return static_cast<int>(k_exit_ok);

@@ -6,22 +6,14 @@
 #include <thread>
 
 #include "ezpz/cli/runtime_command.hpp"
+#include "ezpz/profile/detect.hpp"
 #include "ezpz/util/walltime.hpp"
 
 namespace ezpz::core {
 
 JobRef find_job(const Environment& env, const std::string& records, const std::string& job_id,
                 const std::string& system_flag) {
-  JobRef ref;
-  ref.job_id = job_id;
-  ref.record = find_record(records, job_id);
-  if (ref.record) {
-    ref.job_id = ref.record->job_id;
-    ref.scheduler = &env.catalog.scheduler(ref.record->scheduler);
-  } else {
-    ref.scheduler = &env.catalog.scheduler(env.catalog.system(runtime_system(env, system_flag)).scheduler);
-  }
-  return ref;
+  return find_job(env.catalog, records, job_id, system_flag, process_env(), host_name());
 }
 
 double poll_seconds() { return seconds_from_environment("EZPZ_POLL_SECONDS", 2.0, 0.01, 3600); }

@@ -6,16 +6,12 @@
 
 #include "ezpz/cli/job_options.hpp"
 #include "ezpz/submit/job_record.hpp"
+#include "ezpz/submit/job_ref.hpp"
 #include "ezpz/submit/process.hpp"
 #include "ezpz/submit/status.hpp"
 
 namespace ezpz::core {
 
-struct JobRef {
-  std::string job_id;
-  std::optional<JobRecord> record;
-  const Scheduler* scheduler = nullptr;
-};
 
 // The job `job_id`: its record under `records` if there is one (then its scheduler), else the
 // scheduler of `system_flag`, $EZPZ_SYSTEM or the detected system.

@@ -45,9 +45,7 @@ Environment Environment::from_process() {
 }
 
 std::optional<Detection> detect_here(const Catalog& catalog) {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return detect_system(catalog, DetectInput{process_env(), host});
+  return detect_system(catalog, DetectInput{process_env(), host_name()});
 }
 
 }  // namespace ezpz::core

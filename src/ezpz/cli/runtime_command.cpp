@@ -26,13 +26,8 @@ std::string companion_program(const Environment& env, const std::string& name, c
 }
 
 std::string runtime_system(const Environment& env, const std::string& flag) {
-  if (!flag.empty()) return flag;
-  if (const char* exported = std::getenv("EZPZ_SYSTEM"); exported != nullptr && *exported != '\0') return exported;
-  auto detection = detect_here(env.catalog);
-  if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or export EZPZ_SYSTEM");
-  return detection->system;
+  return runtime_system(env.catalog, flag, process_env(), host_name());
 }
-
 
 int exec_rank(const Environment& env, const std::string& system, const std::vector<std::string>& program,
               bool print_only) {

@@ -1,6 +1,8 @@
 // System detection from environment variables first, hostname patterns second.
 #include "ezpz/profile/detect.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <regex>
 
@@ -65,6 +67,21 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
     begin = end;
   }
   return std::nullopt;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return host;
+}
+
+std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
+                           const std::string& hostname) {
+  if (!named.empty()) return named;
+  if (auto exported = setting(env, "EZPZ_SYSTEM")) return *exported;
+  auto detection = detect_system(catalog, DetectInput{env, hostname});
+  if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or export EZPZ_SYSTEM");
+  return detection->system;
 }
 
 }  // namespace ezpz::core

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "ezpz/catalog.hpp"
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/util/env_lookup.hpp"
 
@@ -14,14 +15,19 @@ struct DetectInput {
   std::string hostname;                            // as gethostname() returns it (short or full)
 };
 
-struct Detection {
-  std::string system;
-  std::string reason;  // "PBS_JOBID='1.aurora-pbs-0001…' matches '\.aurora-pbs-'"
-};
 
 // Order: environment rules of specific systems, then their hostname rules (an allocation's variables
 // are better evidence than a name pattern), then fallback tiers in increasing order; within a step,
 // profiles in name order. A fallback profile with no rules matches any machine.
 std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput& input);
+
+// This machine's host name, as gethostname() gives it ("" when it fails).
+std::string host_name();
+
+// The system a runtime command (exec, launch, setup_torch) runs on: `named` when not empty, else
+// $EZPZ_SYSTEM (which rendered scripts export), else detection with `env` and `hostname`. Throws
+// UserError when nothing matches.
+std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
+                           const std::string& hostname);
 
 }  // namespace ezpz::core

@@ -1,13 +1,12 @@
-// Script rendering with mstch. Templates only lay text out; quoting and decisions happen here.
+// Script rendering through the Mustache templates (render/mustache.hpp). Templates only lay text out; quoting and decisions happen here.
 #include "ezpz/render/render.hpp"
-
-#include <mstch/mstch.hpp>
 
 #include <algorithm>
 
+#include "ezpz/render/mustache.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/variable_refs.hpp"
-#include "ezpz/util/version.hpp"
+#include "ezpz/version.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -24,23 +23,23 @@ struct Quoter {
   }
   std::string operator()(const CommandWord& word) { return word.variable ? shell_word(word) : (*this)(word.text); }
 
-  mstch::array variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
-    mstch::array items;
-    for (const auto& [name, value] : pairs) items.push_back(mstch::map{{"name", name}, {"value", (*this)(value)}});
-    return items;
+  TemplateValue variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
+    std::vector<TemplateValue> items;
+    for (const auto& [name, value] : pairs) items.push_back(TemplateValue::map({{"name", name}, {"value", (*this)(value)}}));
+    return TemplateValue::list(std::move(items));
   }
   // Profile environment values: their $NAME references expand when the job runs, nothing else does.
-  mstch::array expanding_variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
-    mstch::array items;
+  TemplateValue expanding_variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
+    std::vector<TemplateValue> items;
     for (const auto& [name, value] : pairs)
-      items.push_back(mstch::map{{"name", name},
-                                 {"value", has_variable_refs(value) ? shell_quote_expanding(value) : (*this)(value)}});
-    return items;
+      items.push_back(TemplateValue::map(
+          {{"name", name}, {"value", has_variable_refs(value) ? shell_quote_expanding(value) : (*this)(value)}}));
+    return TemplateValue::list(std::move(items));
   }
-  mstch::array words(const std::vector<std::string>& values) {
-    mstch::array items;
+  TemplateValue words(const std::vector<std::string>& values) {
+    std::vector<TemplateValue> items;
     for (const auto& value : values) items.push_back((*this)(value));
-    return items;
+    return TemplateValue::list(std::move(items));
   }
   // Words joined into one command, continued over lines at the given word indexes for readability.
   std::string command_line(const std::vector<CommandWord>& command, const std::vector<size_t>& breaks) {
@@ -121,7 +120,7 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   std::vector<std::string> modules = spec.modules ? spec.modules->value : std::vector<std::string>{};
   std::string setup = spec.setup ? strip_trailing_newlines(spec.setup->value) : std::string();
 
-  mstch::array stage;
+  std::vector<TemplateValue> stage;
   if (spec.stage) {
     for (const auto& entry : spec.stage->value) {
       std::vector<std::string> yeet = {"yeet"};
@@ -133,11 +132,11 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       std::vector<CommandWord> words = job.stage_launcher;
       words.push_back({"EZPZ_BIN", true});
       for (const auto& word : yeet) words.push_back({word, false});
-      stage.push_back(mstch::map{
+      stage.push_back(TemplateValue::map({
           {"src", printable(entry.src)},  // shown in a comment line: no line breaks may reach it
           {"command", quote.command_line(words, {job.stage_launcher.size()})},
           {"failure", quote("ezpz: staging " + entry.src + " to " + entry.dest + " failed; not launching")},
-      });
+      }));
     }
   }
 
@@ -146,7 +145,7 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   if (profile.launcher.rank_wrapper) breaks.push_back(job.launcher.size() + 3);
   supervised_launch(profile.launcher, supervise_options(spec), launch, breaks);
 
-  mstch::map context{
+  TemplateValue context = TemplateValue::map({
       {"shell", profile.shell},
       {"version", std::string(k_version)},
       {"system", profile.name},
@@ -164,27 +163,25 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
       {"env", quote.variables(env)},
       {"has_setup", !setup.empty()},
       {"setup", setup},
-      {"stage", stage},
+      {"stage", TemplateValue::list(std::move(stage))},
       {"end_time", has_walltime ? std::to_string(spec.walltime->value) : std::string()},
       {"nodes", std::to_string(spec.nodes->value)},
       {"ranks_per_node", std::to_string(spec.ranks_per_node->value)},
       {"total_ranks", std::to_string(job.total_ranks.value)},
       {"launch", quote.command_line(launch, breaks)},
-  };
+  });
   // Checks that do not apply to generated scripts: literal '$' in quoted values (SC2016), and files
   // that `setup` sources, which exist only on the compute nodes (SC1091).
   std::vector<std::string> not_applicable;
   if (quote.literal_expansion) not_applicable.push_back("SC2016");
   if (!setup.empty()) not_applicable.push_back("SC1091");
   context["shellcheck_disable"] = join(not_applicable, ",");
-  mstch::array directives;
-  for (const auto& line : job.directives) directives.push_back(line);  // validated, never quoted
-  context["directives"] = directives;
+  std::vector<TemplateValue> directives;
+  for (const auto& line : job.directives) directives.emplace_back(line);  // validated, never quoted
+  context["directives"] = TemplateValue::list(std::move(directives));
 
-  // Values are quoted above; Mustache's HTML escaping would corrupt them.
-  mstch::config::escape = [](const std::string& text) { return text; };
-  std::string text = mstch::render(catalog.template_text(scheduler.template_name), context,
-                                   {{"body", catalog.template_text("job_body")}});
+  std::string text = render_template(scheduler.template_name + ".sh.mustache", catalog.template_text(scheduler.template_name),
+                                     context, {{"body", catalog.template_text("job_body")}});
   return Script{std::move(text), scheduler.submit};
 }
 

@@ -3,7 +3,7 @@
 
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/hash.hpp"
-#include "ezpz/util/version.hpp"
+#include "ezpz/version.hpp"
 #include "ezpz/util/walltime.hpp"
 
 namespace ezpz::core {

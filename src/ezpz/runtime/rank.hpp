@@ -5,19 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "ezpz/runtime.hpp"
 #include "ezpz/util/env_lookup.hpp"
 
 namespace ezpz::core {
 
-struct RankInfo {
-  long rank = 0;
-  long world_size = 1;
-  long local_rank = 0;
-  long local_world_size = 1;
-  long node_rank = 0;
-  std::string launcher;               // "MPICH", "Slurm" … or "none" for a lone process
-  std::vector<std::string> variables;  // the variables the values came from, for messages and --print
-};
 
 // Discovers this process's rank. The launcher that started the process sets its variables last, so
 // families are tried innermost first: MPI launchers (PALS, Open MPI, MPICH, PMI, PMIx), then a Slurm

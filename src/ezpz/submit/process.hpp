@@ -1,28 +1,13 @@
-// The one interface through which ezpz runs other programs (qsub, sbatch, squeue …), so that tests
-// can replace the real processes with a fake that records calls and plays back answers.
+// Real processes for the ProcessRunner interface (ezpz/process.hpp), and how failures are reported.
 #pragma once
 
 #include <chrono>
 #include <string>
 #include <vector>
 
+#include "ezpz/process.hpp"
+
 namespace ezpz::core {
-
-struct ProcessResult {
-  int exit_code = 0;  // 127 when the program was not found, 128 + signal when killed, 124 on timeout
-  std::string out;
-  std::string err;
-  bool timed_out = false;  // stopped by ezpz after the runner's time limit; `out` holds what came before
-};
-
-class ProcessRunner {
- public:
-  virtual ~ProcessRunner() = default;
-  // Runs `argv` (argv[0] searched on PATH) in `cwd` ("" = here) with /dev/null as its standard input,
-  // waits, and returns its output.
-  // Never throws for a failing program: the caller decides what a non-zero exit means.
-  virtual ProcessResult run(const std::vector<std::string>& argv, const std::string& cwd = {}) = 0;
-};
 
 // Real processes through Boost.Process. A program that has not ended within `timeout` is killed with
 // everything it started (its process group) and reported `timed_out`; each output stream keeps at most
