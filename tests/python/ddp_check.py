@@ -11,6 +11,8 @@ summary. Exit status 0 when every rank passed, 1 on any mismatch (on every rank)
     ezpz launch -n 4 -- /usr/bin/python3 ddp_check.py [--steps N] [--fail-rank R]
 
 --fail-rank R makes rank R add 1 to its all-reduce contribution, so the tests can see a failure.
+--setup ezpz joins through ezpz.setup_torch() alone (the ezpz Python module finds rank, device, backend
+and rendezvous itself) instead of reading RANK, WORLD_SIZE … as `ezpz exec` exports them.
 """
 import argparse
 import copy
@@ -90,18 +92,30 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--fail-rank", type=int, default=-1)
     parser.add_argument("--timeout", type=int, default=120, help="seconds to wait for the rendezvous")
+    parser.add_argument("--setup", choices=["env", "ezpz"], default="env",
+                        help="join with the exported variables (env) or with ezpz.setup_torch() alone (ezpz)")
     options = parser.parse_args()
     if options.steps < 1:
         parser.error("--steps must be at least 1")
 
-    rank = int(os.environ["RANK"])
-    world_size = int(os.environ["WORLD_SIZE"])
-    local_rank = int(os.environ["LOCAL_RANK"])
-    local_world_size = int(os.environ["LOCAL_WORLD_SIZE"])
-    backend = os.environ.get("TORCH_BACKEND", "gloo")
-    device = torch.device(os.environ.get("TORCH_DEVICE", "cpu"))
-    dist.init_process_group(backend=backend, init_method="env://", rank=rank, world_size=world_size,
-                            timeout=datetime.timedelta(seconds=options.timeout))
+    if options.setup == "ezpz":
+        import ezpz
+
+        rank = ezpz.setup_torch(timeout=options.timeout)
+        world_size = ezpz.get_world_size()
+        local_rank = ezpz.get_local_rank()
+        local_world_size = int(os.environ["LOCAL_WORLD_SIZE"])  # exported by setup_torch
+        backend = ezpz.get_torch_backend()
+        device = ezpz.get_torch_device(as_torch_device=True)
+    else:
+        rank = int(os.environ["RANK"])
+        world_size = int(os.environ["WORLD_SIZE"])
+        local_rank = int(os.environ["LOCAL_RANK"])
+        local_world_size = int(os.environ["LOCAL_WORLD_SIZE"])
+        backend = os.environ.get("TORCH_BACKEND", "gloo")
+        device = torch.device(os.environ.get("TORCH_DEVICE", "cpu"))
+        dist.init_process_group(backend=backend, init_method="env://", rank=rank, world_size=world_size,
+                                timeout=datetime.timedelta(seconds=options.timeout))
     problems = []
     if dist.get_rank() != rank or dist.get_world_size() != world_size:
         problems.append(f"process group says rank {dist.get_rank()} of {dist.get_world_size()}")

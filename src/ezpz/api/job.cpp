@@ -29,6 +29,7 @@ std::string number_text(double number) {
 Node to_node(const Value& value, const std::string& path, const std::string& name) {
   Node node;
   auto place = [&](const std::string& text) {
+    if (path.empty()) return core::SourceLoc{core::make_source(name, std::string()), 0, 0, 1};  // the whole spec
     return core::SourceLoc{core::make_source(name, path + "=" + text, true), 1, 1, 1};
   };
   switch (value.type()) {

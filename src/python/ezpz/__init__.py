@@ -1,0 +1,125 @@
+"""ezpz: portable distributed PyTorch jobs on HPC systems.
+
+The job tools (the same pipeline as the ``ezpz`` command, through its C++ library)::
+
+    import ezpz
+    script = ezpz.render("job.yaml", system="aurora", set={"nodes": 4})
+    ezpz.validate({"system": "polaris", "nodes": 2, "run": "python3 train.py"})  # -> [] when valid
+
+and the runtime for training scripts, with the names and meanings of the Python ezpz::
+
+    rank = ezpz.setup_torch()
+
+``import ezpz`` does not import torch: only the runtime calls that need it do (docs/python.md).
+"""
+
+import json as _json
+import os as _os
+
+from . import _ezpz
+from ._ezpz import Diagnostic, Error
+from .distributed import (
+    cleanup,
+    get_local_rank,
+    get_rank,
+    get_torch_backend,
+    get_torch_device,
+    get_world_size,
+    setup_torch,
+)
+
+__all__ = [
+    "Diagnostic", "Error", "version", "systems", "render", "resolve", "validate", "submit", "status", "cancel",
+    "setup_torch", "get_rank", "get_local_rank", "get_world_size", "get_torch_device", "get_torch_backend", "cleanup",
+]
+
+__version__ = _ezpz.version()
+
+
+def version():
+    """The version of ezpz ("0.1.0")."""
+    return _ezpz.version()
+
+
+def _spec(spec):
+    """A spec from a path (str or os.PathLike), YAML text (a str with a newline) or a dict."""
+    if isinstance(spec, _ezpz.Spec):
+        return spec
+    if isinstance(spec, dict):
+        return _ezpz.Spec.from_values(spec)
+    if isinstance(spec, _os.PathLike):
+        return _ezpz.Spec.from_file(_os.fspath(spec))
+    if isinstance(spec, str):
+        looks_like_path = spec == "-" or spec.endswith((".yaml", ".yml")) or _os.path.exists(spec)
+        if "\n" not in spec and (looks_like_path or ":" not in spec):
+            return _ezpz.Spec.from_file(spec)
+        return _ezpz.Spec.from_text(spec)
+    raise TypeError(f"a spec is a path, YAML text or a dict, not {type(spec).__name__}")
+
+
+def _assignment(key, value):
+    if isinstance(value, bool):
+        value = "true" if value else "false"
+    elif isinstance(value, (list, tuple, dict)):
+        value = _json.dumps(value)  # YAML flow syntax, as --set reads it
+    return f"{key}={value}"
+
+
+def _overrides(system, set, env):
+    """The arguments every pipeline call takes: --system, --set and the EZPZ_* overrides."""
+    if set is None:
+        assignments = []
+    elif isinstance(set, dict):
+        assignments = [_assignment(key, value) for key, value in set.items()]
+    else:
+        assignments = list(set)
+    return dict(system=system or "", set=assignments, env=dict(env or {}), process_env=env is None)
+
+
+def systems():
+    """Every system ezpz knows: a list of dicts with name, description, scheduler and path."""
+    return _ezpz.systems()
+
+
+def render(spec, system=None, set=None, env=None, ezpz_bin="ezpz"):
+    """The batch script for ``spec`` (a path, YAML text or dict), as ``ezpz render`` prints it.
+
+    ``system`` is --system; ``set`` is a dict (or a list of "KEY=VALUE") of --set overrides; ``env`` is a
+    dict of EZPZ_* overrides (None: this process's environment, as the command reads it). Raises
+    ezpz.Error, whose ``diagnostics`` list every problem.
+    """
+    return _ezpz.render(_spec(spec), ezpz_bin=ezpz_bin, **_overrides(system, set, env))
+
+
+def resolve(spec, system=None, set=None, env=None, explain=False):
+    """Every resolved value as a dict; with ``explain=True`` each is {"value": …, "origin": {…}}."""
+    text = _ezpz.resolve(_spec(spec), with_origins=explain, **_overrides(system, set, env))
+    return _json.loads(text)
+
+
+def validate(spec, system=None, set=None, env=None):
+    """Every problem as a list of ezpz.Diagnostic (errors first, then warnings); [] when valid.
+
+    Raises ezpz.Error only when the spec cannot be read at all (a missing file, broken YAML).
+    """
+    return _ezpz.validate(_spec(spec), **_overrides(system, set, env))
+
+
+def submit(spec, system=None, set=None, env=None, ezpz_bin="ezpz", records_dir=None, submit_dir=None, hold=False,
+           run=None):
+    """Renders, keeps and submits the job; returns {"job_id", "record_dir", "script", "system"}.
+
+    ``run(argv, cwd) -> (exit_code, stdout, stderr)`` replaces the real qsub/sbatch when given.
+    """
+    return _ezpz.submit(_spec(spec), ezpz_bin=ezpz_bin, records_dir=records_dir or "", submit_dir=submit_dir or "",
+                        hold=hold, run=run, **_overrides(system, set, env))
+
+
+def status(job_id, records_dir=None, system=None, run=None):
+    """The job's state: {"job_id", "state", "done", "exit_code", "scheduler_state", "detail"}."""
+    return _ezpz.status(str(job_id), records_dir=records_dir or "", system=system or "", run=run)
+
+
+def cancel(job_id, records_dir=None, system=None, run=None):
+    """Cancels the job (qdel, scancel); returns what the scheduler printed on stderr."""
+    return _ezpz.cancel(str(job_id), records_dir=records_dir or "", system=system or "", run=run)
