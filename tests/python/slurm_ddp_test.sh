@@ -3,7 +3,8 @@
 # the real Slurm cluster on localhost: the generic Slurm profile's rendered script starts
 # /usr/bin/python3 through srun + ezpz exec, `ezpz submit --wait` returns its exit code 0, and the job's
 # output shows 4 ranks (local ranks 0 and 1 on each of 2 distinct virtual nodes), the all-reduce sum
-# 10 and rank 0's OK summary, every line whole.
+# 10 and rank 0's OK summary, every line whole. Then the same 2-node job with ddp_check.py --setup ezpz:
+# the ranks join through ezpz.setup_torch() of the Python module ($EZPZ_PYTHONPATH) alone.
 #   slurm_ddp_test.sh CLUSTER_DIR EZPZ
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -58,4 +59,32 @@ nodes=$(sed -nE 's/^ddp_check: rank [0-9]\/4 local [01]\/2 on (n[0-9]+),.*/\1/p'
   awk '{print $2 "x" $1}' | tr '\n' ' ')
 check "2 ranks on each of 2 distinct virtual nodes (got '$nodes')" grep -qxE 'n[0-9]x2 n[0-9]x2 ' <<<"$nodes"
 check "every output line is whole ($(broken_lines "$workdir/logs.txt" | head -n 3))" test -z "$(broken_lines "$workdir/logs.txt")"
+
+# The Python ezpz user's script: nothing but ezpz.setup_torch() to join.
+if [[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/__init__.py ]]; then
+  cat >"$workdir/setup.yaml" <<YAML
+name: ezpz-python-setup-torch
+system: slurm
+queue: debug
+nodes: 2
+ranks_per_node: 2
+walltime: 5m
+env: {MASTER_ADDR: 127.0.0.1, GLOO_SOCKET_IFNAME: lo, PYTHONPATH: "$EZPZ_PYTHONPATH"}
+run: [$python, "$ddp_check", --setup, ezpz, --steps, "2"]
+YAML
+  job=$("$ezpz" submit setup.yaml --wait 2>"$workdir/setup.err")
+  status=$?
+  "$ezpz" logs "$job" >"$workdir/setup.txt" 2>&1
+  sed 's/^/    log: /' "$workdir/setup.txt"
+  check "the setup_torch() job exits 0 ($(tail -n 5 "$workdir/setup.err"))" test "$status" -eq 0
+  for rank in 0 1 2 3; do
+    check "setup_torch(): rank $rank (local rank $((rank % 2)) of 2) sums 10" \
+      grep -qxE "ddp_check: rank $rank/4 local $((rank % 2))/2 on n[0-9], backend gloo, device cpu: 2 DDP step\(s\), all-reduce sum 10 \(expected 10\): OK" \
+      "$workdir/setup.txt"
+  done
+  check "setup_torch(): 4 ranks on 2 nodes, OK" \
+    grep -qxE "ddp_check: 4 ranks on 2 node\(s\) \(n[0-9] n[0-9]\), backend gloo, all-reduce sum 10 \(expected 10\): OK" "$workdir/setup.txt"
+else
+  cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package (configure with EZPZ_BUILD_PYTHON=ON)"
+fi
 finish

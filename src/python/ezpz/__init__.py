@@ -15,6 +15,8 @@ and the runtime for training scripts, with the names and meanings of the Python 
 
 import json as _json
 import os as _os
+import pathlib as _pathlib
+import shutil as _shutil
 
 from . import _ezpz
 from ._ezpz import Diagnostic, Error
@@ -39,6 +41,19 @@ __version__ = _ezpz.version()
 def version():
     """The version of ezpz ("0.1.0")."""
     return _ezpz.version()
+
+
+def _default_ezpz_bin():
+    """The ezpz executable a rendered script runs on the nodes: $EZPZ_BIN, else the one installed with
+    this package (<prefix>/bin/ezpz for <prefix>/lib/python3…/dist-packages/ezpz; <build>/ezpz in a build
+    tree), else the one on PATH, else plain "ezpz"."""
+    if _os.environ.get("EZPZ_BIN"):
+        return _os.environ["EZPZ_BIN"]
+    here = _pathlib.Path(__file__).resolve().parent
+    for candidate in (here.parents[1] / "ezpz", here.parents[3] / "bin" / "ezpz"):
+        if candidate.is_file() and _os.access(candidate, _os.X_OK):
+            return str(candidate)
+    return _shutil.which("ezpz") or "ezpz"
 
 
 def _spec(spec):
@@ -81,18 +96,21 @@ def systems():
     return _ezpz.systems()
 
 
-def render(spec, system=None, set=None, env=None, ezpz_bin="ezpz"):
+def render(spec, system=None, set=None, env=None, ezpz_bin=None):
     """The batch script for ``spec`` (a path, YAML text or dict), as ``ezpz render`` prints it.
 
     ``system`` is --system; ``set`` is a dict (or a list of "KEY=VALUE") of --set overrides; ``env`` is a
     dict of EZPZ_* overrides (None: this process's environment, as the command reads it). Raises
-    ezpz.Error, whose ``diagnostics`` list every problem.
+    ezpz.Error, whose ``diagnostics`` list every problem. ``ezpz_bin`` is the ezpz executable the script
+    runs on the nodes when EZPZ_BIN is not set there (default: $EZPZ_BIN, else the one installed with this
+    package, else the one on PATH).
     """
-    return _ezpz.render(_spec(spec), ezpz_bin=ezpz_bin, **_overrides(system, set, env))
+    return _ezpz.render(_spec(spec), ezpz_bin=ezpz_bin or _default_ezpz_bin(), **_overrides(system, set, env))
 
 
 def resolve(spec, system=None, set=None, env=None, explain=False):
-    """Every resolved value as a dict; with ``explain=True`` each is {"value": …, "origin": {…}}."""
+    """Every resolved value as a dict; with ``explain=True`` each is {"value": …, "kind": …, "origin": …}:
+    kind is builtin, profile, spec, env, cli or derived, and origin says where ("spec job.yaml:4:8")."""
     text = _ezpz.resolve(_spec(spec), with_origins=explain, **_overrides(system, set, env))
     return _json.loads(text)
 
@@ -105,13 +123,13 @@ def validate(spec, system=None, set=None, env=None):
     return _ezpz.validate(_spec(spec), **_overrides(system, set, env))
 
 
-def submit(spec, system=None, set=None, env=None, ezpz_bin="ezpz", records_dir=None, submit_dir=None, hold=False,
+def submit(spec, system=None, set=None, env=None, ezpz_bin=None, records_dir=None, submit_dir=None, hold=False,
            run=None):
     """Renders, keeps and submits the job; returns {"job_id", "record_dir", "script", "system"}.
 
     ``run(argv, cwd) -> (exit_code, stdout, stderr)`` replaces the real qsub/sbatch when given.
     """
-    return _ezpz.submit(_spec(spec), ezpz_bin=ezpz_bin, records_dir=records_dir or "", submit_dir=submit_dir or "",
+    return _ezpz.submit(_spec(spec), ezpz_bin=ezpz_bin or _default_ezpz_bin(), records_dir=records_dir or "", submit_dir=submit_dir or "",
                         hold=hold, run=run, **_overrides(system, set, env))
 
 

@@ -1,0 +1,204 @@
+"""pytest for the ezpz Python module's job API (src/python): specs as paths, text and dicts, located
+errors as data, explain, systems, and submit/status/cancel against the strict fake PBS and, with
+EZPZ_SLURM_TEST=1 inside the test cluster's environment (ctest slurm.python_api), the real Slurm.
+
+    PYTHONPATH=build/python /usr/bin/python3 -m pytest tests/python/test_api.py
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+import ezpz
+
+HERE = pathlib.Path(__file__).resolve().parent
+FAKE_PBS = HERE.parent / "fake_pbs"
+
+AURORA = {
+    "system": "aurora",
+    "account": "MyProject",
+    "nodes": 2,
+    "walltime": "30m",
+    "filesystems": ["home", "flare"],
+    "run": ["python3", "train.py"],
+}
+
+
+def test_import_does_not_import_torch():
+    code = "import sys, ezpz; ezpz.get_rank(); print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_version_is_the_library_version():
+    assert ezpz.version() == ezpz.__version__
+    assert ezpz.version().count(".") == 2
+
+
+def test_systems_lists_every_shipped_profile():
+    names = [system["name"] for system in ezpz.systems()]
+    assert names == sorted(names)
+    for name in ("aurora", "polaris", "sunspot", "frontier", "perlmutter", "slurm", "pbs", "local"):
+        assert name in names
+    aurora = next(system for system in ezpz.systems() if system["name"] == "aurora")
+    assert aurora["scheduler"] == "pbs"
+
+
+def test_render_from_dict_text_and_path_is_the_same_script(tmp_path):
+    text = "\n".join(
+        ["system: aurora", "account: MyProject", "nodes: 2", "walltime: 30m", "filesystems: [home, flare]",
+         "run: [python3, train.py]", ""])
+    path = tmp_path / "job.yaml"
+    path.write_text(text)
+    from_path = ezpz.render(str(path), env={})
+    assert from_path.startswith("#!/bin/bash")
+    assert "#PBS -A MyProject" in from_path
+    assert "select=2" in from_path
+    # The job name defaults from the file name; the others are not files.
+    assert ezpz.render(text, env={}) == ezpz.render(AURORA, env={})
+    assert ezpz.render(pathlib.Path(path), env={}) == from_path
+
+
+def test_render_is_the_ezpz_command(tmp_path):
+    path = tmp_path / "job.yaml"
+    path.write_text("system: slurm\nnodes: 2\nwalltime: 10m\nrun: [python3, train.py]\n")
+    ezpz_bin = os.environ.get("EZPZ_BIN_UNDER_TEST")
+    if not ezpz_bin:
+        pytest.skip("EZPZ_BIN_UNDER_TEST is not set")  # ctest sets it
+    command = subprocess.run([ezpz_bin, "render", str(path)], capture_output=True, text=True, check=True,
+                             env={**os.environ, "EZPZ_BIN": ""})
+    assert ezpz.render(path, ezpz_bin=ezpz_bin) == command.stdout
+
+
+def test_overrides_system_and_set():
+    script = ezpz.render(AURORA, set={"nodes": 4, "queue": "debug-scaling", "env": {"HF_HOME": "/tmp/hf"}}, env={})
+    assert "select=4" in script
+    assert "HF_HOME=/tmp/hf" in script
+    with pytest.raises(ezpz.Error) as raised:
+        ezpz.render(AURORA, set={"nodes": 4}, env={})
+    assert raised.value.diagnostics[0].where == "set nodes=4"
+    assert "queues that fit" in raised.value.diagnostics[0].hint
+    polaris = ezpz.render(AURORA, system="polaris", set=["filesystems=[home, eagle]"], env={})
+    assert "for system 'polaris'" in polaris
+
+
+def test_resolve_and_explain():
+    values = ezpz.resolve(AURORA, env={})
+    assert values["nodes"] == 2
+    assert values["system"] == "aurora"
+    explained = ezpz.resolve(AURORA, set={"nodes": 3}, env={"EZPZ_QUEUE": "debug-scaling"}, explain=True)
+    assert explained["nodes"] == {"value": 3, "kind": "cli", "origin": "set nodes=3"}
+    assert explained["queue"]["value"] == "debug-scaling"
+    assert explained["queue"]["kind"] == "env"
+    assert explained["account"] == {"value": "MyProject", "kind": "spec", "origin": "spec <dict> account=MyProject"}
+
+
+def test_validate_returns_located_errors_as_data(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("system: aurora\nnodez: 2\nwalltime: 99h\nrun: [python3, train.py]\n")
+    problems = ezpz.validate(str(path), env={})
+    assert all(isinstance(problem, ezpz.Diagnostic) for problem in problems)
+    unknown = next(problem for problem in problems if "nodez" in problem.message)
+    assert (unknown.file, unknown.line, unknown.column) == (str(path), 2, 1)
+    assert unknown.hint == "did you mean 'nodes'?"
+    assert not unknown.warning
+    assert unknown.text.startswith(f"ezpz: {path}:2:1: error: unknown key 'nodez'")
+    assert any("account" in problem.message for problem in problems)
+    assert ezpz.validate(AURORA, env={}) == [] or all(problem.warning for problem in ezpz.validate(AURORA, env={}))
+
+
+def test_errors_raise_with_every_diagnostic():
+    with pytest.raises(ezpz.Error) as raised:
+        ezpz.render({"system": "aurora", "nodes": "two", "run": "python3 x.py"}, env={})
+    problems = raised.value.diagnostics
+    assert len(problems) >= 2
+    nodes = next(problem for problem in problems if "'nodes'" in problem.message)
+    assert nodes.where == "<dict> nodes=two"
+    assert isinstance(raised.value, ValueError)
+    with pytest.raises(ezpz.Error) as raised:
+        ezpz.render("system: [unclosed\n", env={})
+    assert raised.value.diagnostics[0].line >= 1
+    with pytest.raises(ezpz.Error) as raised:
+        ezpz.render("/nonexistent/job.yaml")
+    assert "cannot" in raised.value.diagnostics[0].message or "no such" in raised.value.diagnostics[0].message
+
+
+def test_spec_values_of_every_python_type():
+    script = ezpz.render({"system": "local", "nodes": 1, "walltime": "5m", "run": ["python3", "-c", "print(1)"],
+                          "env": {"ONE": 1, "HALF": 0.5, "YES": True}}, env={})
+    assert "ONE=1" in script and "HALF=0.5" in script and "YES=true" in script
+    with pytest.raises(TypeError):
+        ezpz.render({"system": "local", "run": object()}, env={})
+
+
+@pytest.fixture
+def fake_pbs(tmp_path, monkeypatch):
+    state = tmp_path / "pbs"
+    state.mkdir()
+    (state / "queues").write_text("debug 2 3600\n")
+    monkeypatch.setenv("PATH", f"{FAKE_PBS}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_PBS_DIR", str(state))
+    monkeypatch.setenv("FAKE_PBS_ALLOW_ROOT", "1")
+    monkeypatch.delenv("FAKE_PBS_SERVER", raising=False)
+    monkeypatch.delenv("EZPZ_SYSTEM", raising=False)
+    return state
+
+
+def test_submit_status_cancel_against_the_fake_pbs(fake_pbs, tmp_path):
+    records = tmp_path / "records"
+    job = ezpz.submit(AURORA, records_dir=str(records), submit_dir=str(tmp_path), env={}, hold=True)
+    job_id = job["job_id"]
+    assert job_id.endswith(".fakepbs-0001.hostmgmt.cm.example")
+    assert pathlib.Path(job["script"]).read_text() == (fake_pbs / "jobs" / job_id / "script").read_text()
+    assert ezpz.status(job_id, records_dir=str(records))["state"] == "held"
+    (fake_pbs / "jobs" / job_id / "state").write_text("R\n")
+    running = ezpz.status(job_id, records_dir=str(records))
+    assert (running["state"], running["done"], running["exit_code"]) == ("running", False, None)
+    ezpz.cancel(job_id, records_dir=str(records))
+    assert ezpz.status(job_id, records_dir=str(records))["done"]
+
+
+def test_a_failed_submission_keeps_the_record_and_says_why(fake_pbs, tmp_path):
+    records = tmp_path / "records"
+    calls = []
+
+    def qsub_down(argv, cwd):
+        calls.append(argv)
+        return 1, "", "qsub: cannot connect to server fakepbs-0001\n"
+
+    with pytest.raises(ezpz.Error) as raised:
+        ezpz.submit(AURORA, records_dir=str(records), env={}, run=qsub_down)
+    assert calls and calls[0][0] == "qsub"
+    assert "cannot connect to server" in str(raised.value)
+    assert any(records.rglob("job.sh"))
+
+
+def test_the_runner_can_be_replaced(tmp_path):
+    calls = []
+
+    def sbatch(argv, cwd):
+        calls.append((argv, cwd))
+        return 0, "4242\n", ""
+
+    job = ezpz.submit({"system": "slurm", "nodes": 1, "walltime": "5m", "run": "true"}, env={},
+                      records_dir=str(tmp_path), submit_dir=str(tmp_path), run=sbatch)
+    assert job["job_id"] == "4242"
+    assert calls[0][0][0] == "sbatch"
+
+
+@pytest.mark.skipif(os.environ.get("EZPZ_SLURM_TEST") != "1", reason="needs the test Slurm cluster (ctest slurm.python_api)")
+def test_submit_and_status_on_the_real_slurm(tmp_path):
+    records = tmp_path / "records"
+    job = ezpz.submit({"name": "ezpz-python-api", "system": "slurm", "queue": "debug", "nodes": 1, "walltime": "2m",
+                       "run": ["/bin/sh", "-c", "exit 3"]}, records_dir=str(records), submit_dir=str(tmp_path), env={})
+    job_id = job["job_id"]
+    assert job_id.isdigit()
+    deadline = time.time() + 120
+    state = ezpz.status(job_id, records_dir=str(records))
+    while not state["done"] and time.time() < deadline:
+        time.sleep(0.5)
+        state = ezpz.status(job_id, records_dir=str(records))
+    assert (state["state"], state["exit_code"]) == ("failed", 3)
