@@ -128,4 +128,13 @@ check "render -o onto a symlink leaves the link and its target alone" \
 check "render -o onto a symlink says why" grep -q "exists and is not a regular file (a symbolic link)" "$workdir/err"
 "$ezpz" render "$workdir/job.yaml" --system slurm -o /dev/null 2>"$workdir/err"
 check "render -o onto a device exits 1 and leaves it a device" bash -c "test -c /dev/null && grep -q '(a device)' '$workdir/err'"
+# An error of the operating system (here: the working directory was removed) is one message and exit 3,
+# never a crash, and not blamed on ezpz.
+printf 'system: slurm\nnodes: 1\nwalltime: 5m\nrun: [true]\n' >"$workdir/gone.yaml"
+mkdir "$workdir/gone"
+(cd "$workdir/gone" && rmdir "$workdir/gone" && "$ezpz" submit "$workdir/gone.yaml") 2>"$workdir/err"
+code=$?  # before the message: its $(…) would set $? first
+check "submit from a removed directory exits 3 ($(cat "$workdir/err"))" test "$code" -eq 3
+check "it says what the system refused" grep -q "^ezpz: error: .*cannot get current path" "$workdir/err"
+check "it is not reported as a bug" bash -c "! grep -q 'bug' '$workdir/err'"
 finish

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string_view>
+#include <system_error>
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
@@ -52,11 +54,38 @@ std::vector<std::string>& separated_program() {
   return k_program;
 }
 
+int run_command(int argc, char** argv);
+
 }  // namespace
 
 const std::vector<std::string>& program_after_separator() { return separated_program(); }
 
+// Every exception ends here, once; each kind has its exit code (util/exit_codes.hpp, README.md).
 int run_cli(int argc, char** argv) {
+  try {
+    return run_command(argc, argv);
+  } catch (const UserError& error) {
+    print_errors(error);
+    return k_exit_user_error;
+  } catch (const std::system_error& error) {  // std::filesystem::filesystem_error is one
+    std::cerr << "ezpz: error: " << error.what()
+              << "\n  hint: the operating system refused; check the path, its permissions and free space\n";
+    return k_exit_system_error;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ezpz: error: out of memory\n";
+    return k_exit_system_error;
+  } catch (const std::exception& error) {
+    std::cerr << "ezpz: internal error: " << error.what() << "\n  hint: this is a bug in ezpz; please report it\n";
+    return k_exit_internal_error;
+  } catch (...) {
+    std::cerr << "ezpz: internal error: an unknown exception\n  hint: this is a bug in ezpz; please report it\n";
+    return k_exit_internal_error;
+  }
+}
+
+namespace {
+
+int run_command(int argc, char** argv) {
   // Everything after the first "--" is the program of exec/launch/test, never ezpz's own options.
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) != "--") continue;
@@ -79,7 +108,8 @@ int run_cli(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ezpz ") + k_version);
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage.\n"
+      "Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage, 3 the operating\n"
+      "system refused (a file, a process, memory), 70 a bug in ezpz.\n"
       "Docs: docs/spec-reference.md, docs/adding-a-system.md, docs/runtime-env.md");
   CommandAction action;
   if (chosen != nullptr) {
@@ -101,17 +131,7 @@ int run_cli(int argc, char** argv) {
     return k_exit_usage;
   }
 
-  int code = k_exit_ok;
-  try {
-    code = action();
-  } catch (const UserError& error) {
-    print_errors(error);
-    return k_exit_user_error;
-  } catch (const std::exception& error) {
-    // A bug or an unforeseen library failure: one clear line and exit code 1, never an abort.
-    std::cerr << "ezpz: error: " << error.what() << "\n  hint: this is a bug in ezpz; please report it\n";
-    return k_exit_user_error;
-  }
+  int code = action();
   // A full disk or a closed pipe behind stdout must not pass for success with a truncated script.
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
@@ -121,4 +141,5 @@ int run_cli(int argc, char** argv) {
   return code;
 }
 
+}  // namespace
 }  // namespace ezpz::core
