@@ -78,12 +78,13 @@ TEST(TorchEnvironment, DefaultBackendFollowsTheDevice) {
   }
 }
 
-TEST(TorchEnvironment, NodeNamePrecedence) {
-  EXPECT_EQ(node_name(lookup_in({{"SLURMD_NODENAME", "nid001"}, {"EZPZ_NODE_NAME", "other"}})), "nid001");
-  EXPECT_EQ(node_name(lookup_in({{"SLURMD_NODENAME", ""}, {"EZPZ_NODE_NAME", "other"}})), "other");
-  const auto host = node_name(lookup_in({}));
-  EXPECT_FALSE(host.empty());
-  EXPECT_EQ(node_name(lookup_in({{"EZPZ_NODE_NAME", ""}})), host);
+TEST(TorchEnvironment, NodeNameIsEzpzsOne) {
+  // The same precedence as yeet's %n and ezpz kill's marks (util/node_name.hpp): EZPZ_NODE_NAME first.
+  EXPECT_EQ(read_environment(lookup_in(with(valid(), {{"SLURMD_NODENAME", "nid001"}, {"EZPZ_NODE_NAME", "other"}})))
+                .node_name,
+            "other");
+  EXPECT_EQ(read_environment(lookup_in(with(valid(), {{"SLURMD_NODENAME", "nid001"}, {"EZPZ_NODE_NAME", "<unset>"}}))).node_name,
+            "nid001");
 }
 
 struct BadCase {

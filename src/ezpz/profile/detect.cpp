@@ -1,8 +1,6 @@
 // System detection from environment variables first, hostname patterns second.
 #include "ezpz/profile/detect.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <regex>
 
@@ -67,12 +65,6 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
     begin = end;
   }
   return std::nullopt;
-}
-
-std::string host_name() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return host;
 }
 
 std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,

@@ -7,6 +7,7 @@
 #include "ezpz/catalog.hpp"
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/util/env_lookup.hpp"
+#include "ezpz/util/node_name.hpp"
 
 namespace ezpz::core {
 
@@ -20,9 +21,6 @@ struct DetectInput {
 // are better evidence than a name pattern), then fallback tiers in increasing order; within a step,
 // profiles in name order. A fallback profile with no rules matches any machine.
 std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput& input);
-
-// This machine's host name, as gethostname() gives it ("" when it fails).
-std::string host_name();
 
 // The system a runtime command (exec, launch, setup_torch) runs on: `named` when not empty, else
 // $EZPZ_SYSTEM (which rendered scripts export), else detection with `env` and `hostname`. Throws

@@ -59,13 +59,6 @@ SignalSent send_signal(pid_t pid, int sig) {
   return errno == ESRCH ? SignalSent::gone : SignalSent::failed;
 }
 
-std::string node_name(const EnvLookup& env) {
-  if (auto slurm = env("SLURMD_NODENAME"); slurm && !slurm->empty()) return *slurm;
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
 std::vector<MarkedProcess> find_marked_processes(const std::string& job_id, const std::string& node,
                                                  const std::string& proc_root) {
   std::vector<MarkedProcess> found;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ezpz/util/env_lookup.hpp"
+#include "ezpz/util/node_name.hpp"
 
 namespace ezpz::core {
 
@@ -15,10 +16,6 @@ namespace ezpz::core {
 // node `node` (node_name()).
 inline constexpr const char* k_rank_mark = "EZPZ_RANK_MARK";
 std::string rank_mark(const std::string& job_id, long rank, const std::string& node);
-
-// This node's name: SLURMD_NODENAME in a Slurm job (its node name, which virtual nodes of one host
-// do not share), else the host name.
-std::string node_name(const EnvLookup& env);
 
 struct MarkedProcess {
   pid_t pid = 0;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "ezpz/util/devices.hpp"
+#include "ezpz/util/node_name.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::torch {
@@ -86,15 +87,6 @@ EnvLookup process_environment() {
   };
 }
 
-std::string node_name(const EnvLookup& lookup) {
-  for (const char* name : {"SLURMD_NODENAME", "EZPZ_NODE_NAME"}) {
-    if (auto value = get(lookup, name)) return *value;
-  }
-  char buffer[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
-  return buffer;
-}
-
 Environment read_environment(const EnvLookup& lookup) {
   Reader reader(lookup);
   Environment env;
@@ -165,7 +157,7 @@ Environment read_environment(const EnvLookup& lookup) {
   env.master_addr = *master_addr;
   env.master_port = static_cast<std::uint16_t>(*master_port);
   env.restart_count = static_cast<int>(restart_count.value_or(0));
-  env.node_name = node_name(lookup);
+  env.node_name = core::node_name(lookup);
   return env;
 }
 

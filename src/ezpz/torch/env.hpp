@@ -22,7 +22,7 @@ namespace ezpz::torch {
 //   TORCH_DEVICE       optional, "cpu" (default), "cuda:0", "xpu:0" ... (checked against LibTorch later)
 //   TORCH_BACKEND      optional, gloo | nccl | xccl | mpi; default from the device type:
 //                      cuda/hip -> nccl, xpu -> xccl, anything else -> gloo
-//   node name          SLURMD_NODENAME, else EZPZ_NODE_NAME, else gethostname()
+//   node name          EZPZ_NODE_NAME, else SLURMD_NODENAME, else gethostname() (util/node_name.hpp)
 //   TORCHELASTIC_USE_AGENT_STORE=True (torchrun's static rendezvous: its agent already hosts the store
 //                      at MASTER_ADDR:MASTER_PORT, so rank 0 joins it instead of hosting one), with
 //                      TORCHELASTIC_RESTART_COUNT (default 0) naming the attempt, as in PyTorch
@@ -66,8 +66,6 @@ EnvLookup process_environment();
 // Reads and checks the whole contract, reporting every problem at once (EnvironmentError).
 Environment read_environment(const EnvLookup& lookup = process_environment());
 
-// SLURMD_NODENAME, else EZPZ_NODE_NAME, else gethostname() (empty values count as unset).
-std::string node_name(const EnvLookup& lookup = process_environment());
 
 
 

@@ -14,7 +14,7 @@
 // The environment (what `ezpz exec`, `ezpz launch` and torchrun export for every rank; see env.hpp and
 // docs/runtime-env.md): RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK (optional),
 // MASTER_ADDR, MASTER_PORT, TORCH_DEVICE (optional, default "cpu"), TORCH_BACKEND (optional, default
-// nccl for cuda, xccl for xpu, else gloo). The node name is SLURMD_NODENAME, else EZPZ_NODE_NAME, else
+// nccl for cuda, xccl for xpu, else gloo). The node name is EZPZ_NODE_NAME, else SLURMD_NODENAME, else
 // the host name. GLOO_SOCKET_IFNAME (comma-separated interface names), as in PyTorch, chooses Gloo's
 // network interfaces; without it Gloo binds to the local address this host uses to reach MASTER_ADDR
 // (127.0.0.1 for ranks on one machine that rendezvous on 127.0.0.1, the high-speed interface across

@@ -35,15 +35,6 @@ std::string variable_name(const std::string& text, std::size_t& i, const std::st
 
 }  // namespace
 
-std::string node_name(const EnvLookup& env) {
-  for (const char* variable : {"EZPZ_NODE_NAME", "SLURMD_NODENAME"}) {
-    if (auto value = env(variable); value && !value->empty()) return *value;
-  }
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
-  return host;
-}
-
 std::string expand_dest(const std::string& pattern, const std::string& node, int rank, const EnvLookup& env) {
   std::string out;
   for (std::size_t i = 0; i < pattern.size();) {

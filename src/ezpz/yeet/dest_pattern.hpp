@@ -4,13 +4,9 @@
 #include <string>
 
 #include "ezpz/util/env_lookup.hpp"
+#include "ezpz/util/node_name.hpp"
 
 namespace ezpz::core::yeet {
-
-// The node name %n stands for: EZPZ_NODE_NAME (an explicit choice, e.g. for tests that run several
-// "nodes" on one machine), else SLURMD_NODENAME (set by slurmd, also for its virtual nodes), else the
-// host name.
-std::string node_name(const EnvLookup& env);
 
 // Expands %n (node name), %r (rank), %% ('%'), $VAR and ${VAR} (shell-style names) in `pattern`.
 // Throws UserError for another %-sequence, an unset variable, a result that is not an absolute path,
