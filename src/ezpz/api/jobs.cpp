@@ -45,7 +45,7 @@ JobStatus status(const Catalog& catalog, const JobQuery& query, ProcessRunner& r
       ref = find(*impl, query);
     }
     core::JobStatus found = core::query_status(*ref.scheduler, ref.job_id, runner);
-    return JobStatus{found.job_id,       found.state,          found.done(), found.exit_code,
+    return JobStatus{found.job_id, core::job_state_name(found.state), found.done(), found.exit_code,
                      found.scheduler_state, found.detail};
   });
 }

@@ -62,7 +62,7 @@ int kill_everywhere(const KillOptions& options) {
   if (!job.empty()) request.program.insert(request.program.end(), {"--job", job});
   if (options.dry_run) request.program.push_back("--dry-run");
   LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
-  if (plan.kind == "local") return kill_here(options);  // one node: this one
+  if (plan.kind == LauncherKind::local) return kill_here(options);  // one node: this one
   std::cerr << "ezpz kill: " << command_text(plan.argv) << "\n";
   return supervise_processes({launcher_process(plan.argv, plan.env)}, Supervision{}).code;
 }

@@ -165,7 +165,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   request.choose_hosts = options.spare_nodes > 0;
   LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
   if (options.spare_nodes > 0) {
-    if (plan.kind == "local") {
+    if (plan.kind == LauncherKind::local) {
       throw UserError("--spare-nodes needs an allocation's nodes, and system '" + request.system +
                           "' runs its ranks on this machine",
                       "run inside a PBS or Slurm allocation with that system's profile");
@@ -174,23 +174,23 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   }
 
   std::vector<std::string> shown = plan.argv;
-  if (plan.kind == "local") {
+  if (plan.kind == LauncherKind::local) {
     shown = {env.ezpz_bin, "exec", "--"};
     shown.insert(shown.end(), program.begin(), program.end());
   }
-  std::cerr << "ezpz launch: " << (plan.kind == "local" ? std::to_string(plan.total_ranks) + " local rank(s) of " : "")
+  std::cerr << "ezpz launch: " << (plan.kind == LauncherKind::local ? std::to_string(plan.total_ranks) + " local rank(s) of " : "")
             << command_text(shown) << "\n";
   if (options.dry_run) {
     std::cout << command_text(shown) << "\n";
     return k_exit_ok;
   }
   auto attempt = [&]() -> LaunchOutcome {
-    if (plan.kind == "local") return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
+    if (plan.kind == LauncherKind::local) return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
     // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
     // KILL to its process group) ends the ranks it started, as mpiexec and srun stop their ranks.
     return supervise_processes({launcher_process(plan.argv, plan.env)}, supervision);
   };
-  if (plan.kind == "local" || supervision.idle_timeout_seconds > 0 || policy.retries > 0) {
+  if (plan.kind == LauncherKind::local || supervision.idle_timeout_seconds > 0 || policy.retries > 0) {
     return run_attempts(attempt, policy, process_env());
   }
 

@@ -39,7 +39,7 @@ int run_status(const StatusFlags& flags) {
     if (flags.json) {
       all.push_back({{"job_id", ref.job_id},
                      {"name", name},
-                     {"state", status.state},
+                     {"state", job_state_name(status.state)},
                      {"exit_code", status.exit_code ? nlohmann::json(*status.exit_code) : nlohmann::json()},
                      {"starts", status.starts ? nlohmann::json(*status.starts) : nlohmann::json()},
                      {"scheduler_state", status.scheduler_state},
@@ -50,7 +50,7 @@ int run_status(const StatusFlags& flags) {
     }
     auto pad = [](std::string text, size_t width) { return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' '); };
     std::string starts = status.starts ? std::to_string(*status.starts) : "-";
-    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(status.state, 12) << pad(exit, 6) << pad(starts, 8)
+    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(job_state_name(status.state), 12) << pad(exit, 6) << pad(starts, 8)
               << (ref.record ? ref.record->submitted_at : "")
               << (status.detail.empty() ? "" : "  (" + status.detail + ")") << "\n";
     for (const auto& json : decisions) {

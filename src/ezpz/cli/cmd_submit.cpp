@@ -46,7 +46,7 @@ int run_submit(SubmitFlags flags) {
   if (!flags.wait) return k_exit_ok;
   JobStatus status = wait_for(*job.scheduler, record.job_id, runner, poll);
   int code = status.wait_exit_code();
-  std::cerr << "ezpz: job " << record.job_id << " " << status.state
+  std::cerr << "ezpz: job " << record.job_id << " " << job_state_name(status.state)
             << (status.detail.empty() ? std::string() : " (" + status.detail + ")") << "; exit code " << code << "\n";
   return code;
 }
@@ -55,9 +55,9 @@ int run_submit(SubmitFlags flags) {
 std::string wait_codes_text() {
   std::vector<std::string> codes;
   for (const auto& name : job_state_names()) {
-    const JobState* state = find_job_state(name);
-    if (state->wait_exit_code && *state->wait_exit_code != k_exit_ok) {
-      codes.push_back(std::to_string(*state->wait_exit_code) + " " + name);
+    const JobStateInfo& state = job_state_info(*parse_job_state(name));
+    if (state.wait_exit_code && *state.wait_exit_code != k_exit_ok) {
+      codes.push_back(std::to_string(*state.wait_exit_code) + " " + name);
     }
   }
   return join(codes, ", ");

@@ -9,17 +9,24 @@
 
 namespace ezpz::core {
 
-struct JobState {
-  std::string_view name;
-  bool done;  // the job will not change any more
+enum class JobState { queued, held, running, ended, completed, failed, timeout, out_of_memory, cancelled, not_run, unknown };
+
+struct JobStateInfo {
+  JobState state;
+  std::string_view name;  // as users read it: "out-of-memory"
+  bool done;              // the job will not change any more
   // What `--wait` returns: a fixed code, or nullopt for the job's own exit code (1 when unknown).
   std::optional<int> wait_exit_code;
   std::string_view meaning;  // one line for docs and `--help`
 };
 
-// The state called `name`, or nullptr. "ended" is not a state a job is shown in: a scheduler maps its
-// finished states there, and its status parser decides from the exit status which state it is.
-const JobState* find_job_state(std::string_view name);
+// Every state's row. "ended" is not a state a job is shown in: a scheduler maps its finished states
+// there, and its status parser decides from the exit status which state it is.
+const JobStateInfo& job_state_info(JobState state);
+// "queued", "out-of-memory" …
+std::string job_state_name(JobState state);
+// The state called `name`, or nullopt.
+std::optional<JobState> parse_job_state(std::string_view name);
 
 // Every state's name, in the order a job passes through them.
 std::vector<std::string> job_state_names();

@@ -172,7 +172,9 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
       {
           {"kind",
            [&](const Node& n) {
-             r.choice(launcher.kind, n, "launcher.kind", {"mpiexec", "srun", "local"});
+             std::string kind = launcher_kind_name(launcher.kind);
+             r.choice(kind, n, "launcher.kind", launcher_kind_names());
+             launcher.kind = parse_launcher_kind(kind).value_or(launcher.kind);
            }},
           {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
           {"multi_node_args", [&](const Node& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
@@ -191,7 +193,7 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
       },
       r.d);
   if (node.is_map() && !node.find("kind"))
-    r.d.error(node.loc, "missing 'launcher.kind'", "one of 'mpiexec', 'srun', 'local'");
+    r.d.error(node.loc, "missing 'launcher.kind'", "one of " + quoted_list(launcher_kind_names(), ", "));
   if (node.is_map() && !node.find("args")) r.d.error(node.loc, "missing 'launcher.args': the launch command");
   if (const Node* option = node.is_map() ? node.find("env_option") : nullptr;
       option && !launcher.env_option.empty() && launcher.env_option.find("{name}") == std::string::npos) {
@@ -544,10 +546,11 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                     [&](const Node& n) {
                       std::vector<std::pair<std::string, std::string>> states;
                       r.variables(states, n, "states");
-                      std::string state;
-                      for (const auto& entry : n.entries)
+                      for (const auto& entry : n.entries) {
+                        std::string state;
                         r.choice(state, entry.value, "states." + entry.key, job_state_names());
-                      s.states.insert(states.begin(), states.end());
+                        if (auto known = parse_job_state(state)) s.states[entry.key] = *known;
+                      }
                     }},
                    {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
                    {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},

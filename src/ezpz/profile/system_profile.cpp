@@ -5,6 +5,34 @@
 
 namespace ezpz::core {
 
+namespace {
+
+constexpr std::pair<LauncherKind, const char*> k_launcher_kinds[] = {
+    {LauncherKind::mpiexec, "mpiexec"}, {LauncherKind::srun, "srun"}, {LauncherKind::local, "local"}};
+
+}  // namespace
+
+const char* launcher_kind_name(LauncherKind kind) {
+  for (const auto& [k, name] : k_launcher_kinds) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::optional<LauncherKind> parse_launcher_kind(std::string_view name) {
+  for (const auto& [kind, n] : k_launcher_kinds) {
+    if (name == n) return kind;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> launcher_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& [kind, name] : k_launcher_kinds) names.emplace_back(name);
+  return names;
+}
+
+
 int NodeShape::usable_cores() const {
   int total = sockets * cores_per_socket;
   int reserved = static_cast<int>(

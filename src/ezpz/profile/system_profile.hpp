@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -45,8 +46,18 @@ struct NodeShape {
   SourceLoc loc;
 };
 
+// How a system starts ranks: an MPI launcher, Slurm's srun, or ezpz itself on this machine.
+enum class LauncherKind { mpiexec, srun, local };
+
+// "mpiexec", "srun", "local".
+const char* launcher_kind_name(LauncherKind kind);
+// The kind named `name`, or nullopt.
+std::optional<LauncherKind> parse_launcher_kind(std::string_view name);
+// Every kind's name, in table order.
+std::vector<std::string> launcher_kind_names();
+
 struct Launcher {
-  std::string kind;               // mpiexec | srun | local
+  LauncherKind kind = LauncherKind::mpiexec;
   std::vector<std::string> args;  // option groups with {placeholders}
   // Option groups added for jobs on more than one node (Frontier: --network=disable_rdzv_get).
   std::vector<std::string> multi_node_args;

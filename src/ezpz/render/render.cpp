@@ -71,7 +71,7 @@ std::string strip_trailing_newlines(std::string text) {
 void supervised_launch(const Launcher& launcher, const std::vector<std::string>& options,
                        std::vector<CommandWord>& launch, std::vector<size_t>& breaks) {
   if (options.empty()) return;
-  bool local = launcher.kind == "local";
+  bool local = launcher.kind == LauncherKind::local;
   std::vector<CommandWord> words;
   if (!local) words = {{"EZPZ_BIN", true}, {"launch", false}, {"--verbatim", false}};
   for (const auto& option : options) words.push_back({option, false});

@@ -78,7 +78,7 @@ void Resolver::resolve_cpu_bind(std::optional<long> explicit_cpus) {
   if (bind.value != "auto") {  // "none" or the user's own binding, used as written
     if (bind.value != "none" && !takes_binding) {
       d.error(at(bind.origin),
-              "the '" + launcher.kind + "' launcher of system '" + profile.name + "' takes no cpu binding",
+              std::string("the '") + launcher_kind_name(launcher.kind) + "' launcher of system '" + profile.name + "' takes no cpu binding",
               "remove cpu_bind or set it to 'none'");
     }
     return;

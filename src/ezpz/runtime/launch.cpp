@@ -17,7 +17,7 @@ namespace {
 // What lets a second step share the allocation's resources with a running one, by launcher kind. srun(1),
 // Slurm 22.05: "--overlap allows steps to share all resources (CPUs, memory, and GRES) with all other
 // steps"; without it the step waits for the running one. mpiexec starts no step.
-const std::map<std::string, std::vector<std::string>> k_overlap_options = {{"srun", {"--overlap"}}};
+const std::map<LauncherKind, std::vector<std::string>> k_overlap_options = {{LauncherKind::srun, {"--overlap"}}};
 
 // A spec layer as if the user had written `--set key=value`.
 void set(JobSpec& spec, const std::string& key, const std::string& value, Diagnostics& d) {
@@ -71,7 +71,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   plan.nodes = nodes;
   plan.ranks_per_node = job.spec.ranks_per_node->value;
   plan.total_ranks = job.total_ranks.value;
-  if (plan.kind == "local") return plan;  // run_local_ranks starts the ranks itself
+  if (plan.kind == LauncherKind::local) return plan;  // run_local_ranks starts the ranks itself
 
   // --hostfile reaches the ranks as EZPZ_HOSTFILE, so that every rank agrees on the first host.
   std::vector<CommandWord> launcher = !request.per_node      ? job.launcher
@@ -110,7 +110,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     } else if (auto value = env(word.text); value && !value->empty()) {
       plan.argv.push_back(*value);
     } else {
-      throw UserError("the " + plan.kind + " command of system '" + request.system + "' needs $" + word.text +
+      throw UserError(std::string("the ") + launcher_kind_name(plan.kind) + " command of system '" + request.system + "' needs $" + word.text +
                           ", which is not set here",
                       "run inside the job's allocation, or pass --hostfile");
     }

@@ -32,7 +32,7 @@ struct LaunchRequest {
 };
 
 struct LaunchPlan {
-  std::string kind;               // the profile's launcher kind: mpiexec | srun | local
+  LauncherKind kind = LauncherKind::mpiexec;  // the profile's launcher kind
   std::vector<std::string> argv;  // the full command (for local: what each rank runs)
   long nodes = 1;
   long ranks_per_node = 1;

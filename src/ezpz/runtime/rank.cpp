@@ -10,10 +10,14 @@
 namespace ezpz::core {
 namespace {
 
+// Launchers whose variables describe one process together: every MPI launcher's, a Slurm step's, or
+// torchrun's. Only variables of one family are compared with each other.
+enum class Family { mpi, slurm, torchrun };
+
 // One launcher's names for the five values ("" where it sets none).
 struct RankVariables {
   const char* launcher;
-  const char* family;
+  Family family;
   const char* rank;
   const char* size;
   const char* local_rank;
@@ -25,15 +29,15 @@ struct RankVariables {
 // MPICH Hydra's PMI_RANK/PMI_SIZE with MPI_LOCALRANKID/MPI_LOCALNRANKS; Slurm srun's SLURM_PROCID,
 // SLURM_NTASKS, SLURM_LOCALID (not SLURM_LOCAL_ID, which does not exist), SLURM_NODEID; torchrun.
 const RankVariables k_rank_variables[] = {
-    {"PALS", "mpi", "PALS_RANKID", "PMI_SIZE", "PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE", "PALS_NODEID"},
+    {"PALS", Family::mpi, "PALS_RANKID", "PMI_SIZE", "PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE", "PALS_NODEID"},
     // OMPI_COMM_WORLD_NODE_RANK is a rank on the node across jobs, not the node's index: not used.
-    {"Open MPI", "mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+    {"Open MPI", Family::mpi, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
      "OMPI_COMM_WORLD_LOCAL_SIZE", ""},
-    {"PMI", "mpi", "PMI_RANK", "PMI_SIZE", "PMI_LOCAL_RANK", "PMI_LOCAL_SIZE", ""},
-    {"MPICH", "mpi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", ""},
-    {"PMIx", "mpi", "PMIX_RANK", "", "", "", ""},
-    {"Slurm", "slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", "SLURM_NODEID"},
-    {"torchrun", "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK"},
+    {"PMI", Family::mpi, "PMI_RANK", "PMI_SIZE", "PMI_LOCAL_RANK", "PMI_LOCAL_SIZE", ""},
+    {"MPICH", Family::mpi, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", ""},
+    {"PMIx", Family::mpi, "PMIX_RANK", "", "", "", ""},
+    {"Slurm", Family::slurm, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", "SLURM_NODEID"},
+    {"torchrun", Family::torchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK"},
 };
 
 enum Field { k_rank, k_size, k_local_rank, k_local_size, k_node_rank, k_fields };
@@ -101,7 +105,7 @@ bool srun_mpi_plugin_task(const EnvLookup& env) {
   if (!slurm_step(env)) return false;
   std::optional<Value> rank, size;
   for (const auto& source : k_rank_variables) {
-    if (std::string(source.family) != "mpi") continue;
+    if (source.family != Family::mpi) continue;
     if (read(env, source.local_rank)) return false;
     if (!rank) rank = read(env, source.rank);
     if (!size) size = read(env, source.size);
@@ -126,24 +130,25 @@ std::vector<std::string> launcher_rank_variables() {
 
 RankInfo discover_rank(const EnvLookup& env) {
   // The innermost family that set a rank variable describes this process.
-  const char* family = nullptr;
+  std::optional<Family> found;
   for (const auto& source : k_rank_variables) {
-    if (std::string(source.family) == "slurm" && !slurm_step(env)) continue;
+    if (source.family == Family::slurm && !slurm_step(env)) continue;
     if (env(source.rank)) {
-      family = source.family;
+      found = source.family;
       break;
     }
   }
-  if (family != nullptr && std::string(family) == "mpi" && srun_mpi_plugin_task(env)) family = "slurm";
+  if (found == Family::mpi && srun_mpi_plugin_task(env)) found = Family::slurm;
   RankInfo info;
-  if (family == nullptr) {
+  if (!found) {
     info.launcher = "none";
     return info;
   }
+  const Family family = *found;
 
   std::optional<Value> values[k_fields];
   for (const auto& source : k_rank_variables) {
-    if (std::string(source.family) != family) continue;
+    if (source.family != family) continue;
     for (int field = 0; field < k_fields; ++field) {
       auto value = read(env, name_of(source, field));
       if (!value) continue;
@@ -157,12 +162,12 @@ RankInfo discover_rank(const EnvLookup& env) {
     }
   }
 
-  if (std::string(family) == "slurm" && !values[k_local_size] && values[k_node_rank]) {
+  if (family == Family::slurm && !values[k_local_size] && values[k_node_rank]) {
     values[k_local_size] = slurm_tasks_on_node(env, values[k_node_rank]->number);
   }
 
   for (const auto& source : k_rank_variables) {  // provisional, for messages: the rank's own launcher
-    if (info.launcher.empty() && std::string(source.family) == family && env(source.rank)) info.launcher = source.launcher;
+    if (info.launcher.empty() && source.family == family && env(source.rank)) info.launcher = source.launcher;
   }
 
   auto require = [&](int field, long fallback_when_alone) -> long {
@@ -171,13 +176,13 @@ RankInfo discover_rank(const EnvLookup& env) {
     std::vector<std::string> names;
     for (const auto& source : k_rank_variables) {
       std::string name = name_of(source, field);
-      if (std::string(source.family) == family && !name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+      if (source.family == family && !name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
         names.push_back(name);
       }
     }
-    if (std::string(family) == "slurm" && field == k_local_size) names = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
+    if (family == Family::slurm && field == k_local_size) names = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
     throw UserError(std::string("cannot tell this process's ") + k_field_names[field] + " from the " + info.launcher +
-                        " launcher: " + (std::string(family) == "slurm" && field == k_local_size
+                        " launcher: " + (family == Family::slurm && field == k_local_size
                                                ? "it needs " + quoted_list(names, " and ")
                                                : "none of " + quoted_list(names) + " is set"),
                     "export it, or start the ranks with mpiexec, srun or ezpz launch");
@@ -194,7 +199,7 @@ RankInfo discover_rank(const EnvLookup& env) {
   std::vector<std::string> launchers;
   for (int field : {k_rank, k_local_rank}) {
     for (const auto& source : k_rank_variables) {
-      if (std::string(source.family) != family || !values[field] || values[field]->variable != name_of(source, field)) continue;
+      if (source.family != family || !values[field] || values[field]->variable != name_of(source, field)) continue;
       if (std::find(launchers.begin(), launchers.end(), source.launcher) == launchers.end()) launchers.push_back(source.launcher);
       break;
     }

@@ -16,25 +16,25 @@
 namespace ezpz::core {
 namespace {
 
-std::string mapped(const Scheduler& scheduler, const std::string& state) {
+JobState mapped(const Scheduler& scheduler, const std::string& state) {
   auto found = scheduler.states.find(state);
-  return found == scheduler.states.end() ? "unknown" : found->second;
+  return found == scheduler.states.end() ? JobState::unknown : found->second;
 }
 
 // PBS's own codes for a job its MoM ended or could not start (OpenPBS src/include/job.h, JOB_EXEC_*);
 // a job that ran has its shell's status, or 256 + N when signal N killed the shell.
 struct PbsExecCode {
   int code;
-  const char* state;
+  JobState state;
   const char* detail;
 };
 constexpr PbsExecCode k_pbs_exec_codes[] = {
-    {-29, "timeout", "PBS ended the job at its walltime (Exit_status -29, JOB_EXEC_KILL_WALLTIME)"},
-    {-28, "timeout", "PBS ended the job over its cput limit (Exit_status -28, JOB_EXEC_KILL_CPUT)"},
-    {-27, "out-of-memory", "PBS ended the job over its mem limit (Exit_status -27, JOB_EXEC_KILL_MEM)"},
-    {-26, "out-of-memory", "PBS ended the job over its vmem limit (Exit_status -26, JOB_EXEC_KILL_VMEM)"},
-    {-25, "failed", "PBS ended the job over its ncpus limit (Exit_status -25, JOB_EXEC_KILL_NCPUS_SUM)"},
-    {-24, "failed", "PBS ended the job over its ncpus limit (Exit_status -24, JOB_EXEC_KILL_NCPUS_BURST)"},
+    {-29, JobState::timeout, "PBS ended the job at its walltime (Exit_status -29, JOB_EXEC_KILL_WALLTIME)"},
+    {-28, JobState::timeout, "PBS ended the job over its cput limit (Exit_status -28, JOB_EXEC_KILL_CPUT)"},
+    {-27, JobState::out_of_memory, "PBS ended the job over its mem limit (Exit_status -27, JOB_EXEC_KILL_MEM)"},
+    {-26, JobState::out_of_memory, "PBS ended the job over its vmem limit (Exit_status -26, JOB_EXEC_KILL_VMEM)"},
+    {-25, JobState::failed, "PBS ended the job over its ncpus limit (Exit_status -25, JOB_EXEC_KILL_NCPUS_SUM)"},
+    {-24, JobState::failed, "PBS ended the job over its ncpus limit (Exit_status -24, JOB_EXEC_KILL_NCPUS_BURST)"},
 };
 // Substate of a job ended by a delete request (qdel), JOB_SUBSTATE_TERMINATED in OpenPBS src/include/job.h.
 constexpr int k_pbs_substate_terminated = 91;
@@ -86,7 +86,7 @@ bool parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatu
   if (jobs == json.end() || !jobs->is_object() || jobs->empty()) return false;
   const auto& job = jobs->begin().value();
   if (std::string problem = pbs_job_problem(job); !problem.empty()) {
-    status.state = "unknown";
+    status.state = JobState::unknown;
     status.detail = "cannot read the scheduler's answer: " + problem;
     return true;
   }
@@ -94,19 +94,19 @@ bool parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatu
   status.state = mapped(scheduler, status.scheduler_state);
   // run_count: each start (pbs_job_attributes(7B)); absent until the job first runs.
   if (auto runs = job.find("run_count"); runs != job.end()) status.starts = runs->get<int>();
-  if (status.state != "ended") return true;
+  if (status.state != JobState::ended) return true;
   std::string comment = job.value("comment", "");
   bool deleted = job.value("substate", 0) == k_pbs_substate_terminated;
   if (!job.contains("Exit_status")) {
     // Deleted while queued or held (qdel: substate 91), or aborted by the server without running, e.g.
     // because an afterok parent failed (job_abt in OpenPBS src/server/req_register.c: no Exit_status).
-    status.state = deleted ? "cancelled" : "not-run";
+    status.state = deleted ? JobState::cancelled : JobState::not_run;
     status.detail = comment.empty() ? "PBS ended the job before it ran (no Exit_status)" : comment;
     return true;
   }
   int code = job["Exit_status"].get<int>();
   if (code < 0) {
-    status.state = "not-run";
+    status.state = JobState::not_run;
     status.detail = "PBS could not run the job (Exit_status " + std::to_string(code) + ")";
     for (const auto& known : k_pbs_exec_codes) {
       if (known.code == code) status.state = known.state, status.detail = known.detail;
@@ -114,7 +114,7 @@ bool parse_pbs_json(const Scheduler& scheduler, const std::string& out, JobStatu
     return true;
   }
   status.exit_code = code > 256 ? 128 + (code - 256) : code;
-  status.state = deleted ? "cancelled" : code == 0 ? "completed" : "failed";
+  status.state = deleted ? JobState::cancelled : code == 0 ? JobState::completed : JobState::failed;
   if (deleted && !comment.empty()) status.detail = comment;
   return true;
 }
@@ -140,11 +140,11 @@ bool slurm_status(const Scheduler& scheduler, const SlurmFields& fields, JobStat
   std::string reason = reason_field != fields.end() && reason_field->second != "None" ? reason_field->second : "";
   if (!reason.empty()) status.detail = reason;
   const auto& never = scheduler.never_starts;
-  if (status.state == "queued" && std::find(never.begin(), never.end(), reason) != never.end()) {
-    status.state = "not-run";
+  if (status.state == JobState::queued && std::find(never.begin(), never.end(), reason) != never.end()) {
+    status.state = JobState::not_run;
     status.detail = reason + ": Slurm will never start it (scancel it)";
   }
-  const JobState* state = find_job_state(status.state);
+  const JobStateInfo& state = job_state_info(status.state);
   // Restarts=N counts the requeues (scontrol(1)); the current run counts when it started.
   if (auto restarts = fields.find("Restarts"); restarts != fields.end() && !restarts->second.empty() &&
                                                restarts->second.size() < 6 &&
@@ -152,12 +152,12 @@ bool slurm_status(const Scheduler& scheduler, const SlurmFields& fields, JobStat
     // A job that ended ran, unless it never did (not-run) or was cancelled before it started.
     auto run_time = fields.find("RunTime");
     bool ran = run_time != fields.end() && run_time->second != "00:00:00";
-    bool started = status.state == "running" ||
-                   (state && state->done && status.state != "not-run" && (status.state != "cancelled" || ran));
+    bool started = status.state == JobState::running ||
+                   (state.done && status.state != JobState::not_run && (status.state != JobState::cancelled || ran));
     status.starts = std::stol(restarts->second) + (started ? 1 : 0);
   }
   auto code = fields.find("ExitCode");
-  if (code != fields.end() && state && state->done && status.state != "not-run") {
+  if (code != fields.end() && state.done && status.state != JobState::not_run) {
     // "code:signal"; anything else (a newer format, garbage) leaves the exit code unknown.
     std::string_view text = code->second;
     size_t colon = text.find(':');
@@ -200,7 +200,7 @@ const std::map<std::string, Parser> k_parsers = {
 
 // The scheduler's accounting, for a job its live status no longer shows.
 void ask_accounting(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner, JobStatus& status) {
-  status.state = "unknown";
+  status.state = JobState::unknown;
   status.detail = "the scheduler no longer knows this job (finished and purged, no job history kept, or never existed)";
   auto parser = k_parsers.find(scheduler.status_fallback_format);
   if (scheduler.status_fallback.empty() || parser == k_parsers.end()) return;
@@ -210,7 +210,7 @@ void ask_accounting(const Scheduler& scheduler, const std::string& job_id, Proce
     return;
   }
   if (!parser->second(scheduler, result.out, status)) {
-    status.state = "unknown";
+    status.state = JobState::unknown;
     status.detail = "neither the scheduler nor its accounting knows this job";
   }
 }
@@ -231,14 +231,11 @@ std::vector<std::string> command_for_job(const std::vector<std::string>& command
   return argv;
 }
 
-bool JobStatus::done() const {
-  const JobState* known = find_job_state(state);
-  return known == nullptr || known->done;
-}
+bool JobStatus::done() const { return job_state_info(state).done; }
 
 int JobStatus::wait_exit_code() const {
-  const JobState* known = find_job_state(state);
-  if (known && known->wait_exit_code) return *known->wait_exit_code;
+  const JobStateInfo& known = job_state_info(state);
+  if (known.wait_exit_code) return *known.wait_exit_code;
   if (exit_code && *exit_code != 0) return *exit_code;
   return 1;  // failed, and the scheduler did not say with which code
 }
@@ -263,7 +260,7 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
     throw UserError(argv[0] + " exited 0 but named no job: " + command_and_stderr(argv, result),
                     "is the " + scheduler.name + " server reachable from here?");
   }
-  if (status.state == "unknown" && status.detail.empty()) {
+  if (status.state == JobState::unknown && status.detail.empty()) {
     std::string shown = status.scheduler_state.substr(0, 60) + (status.scheduler_state.size() > 60 ? "..." : "");
     status.detail = "the scheduler's state '" + printable(shown) + "' is not in schedulers/" + scheduler.name + ".yaml";
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ezpz/profile/job_state.hpp"
 #include "ezpz/profile/scheduler.hpp"
 #include "ezpz/submit/process.hpp"
 
@@ -12,7 +13,7 @@ namespace ezpz::core {
 
 struct JobStatus {
   std::string job_id;
-  std::string state;              // a JobState name (profile/job_state.hpp), never "ended"
+  JobState state = JobState::unknown;  // never JobState::ended
   std::optional<int> exit_code;   // the job's own exit code (128 + N when signal N killed it)
   std::string scheduler_state;    // as the scheduler said it ("PENDING", "F" …)
   std::string detail;             // why the state is what it is, when not obvious

@@ -27,7 +27,7 @@ TEST_P(QueryStatus, MapsTheSchedulersWordsToOurs) {
   test::FakeRunner runner;
   runner.answers.push_back(c.answer);
   JobStatus status = query_status(test::builtin_catalog().scheduler(c.scheduler), "42", runner);
-  EXPECT_EQ(status.state, c.state);
+  EXPECT_EQ(job_state_name(status.state), c.state);
   if (c.exit_code < 0) {
     EXPECT_FALSE(status.exit_code);
   } else {
@@ -77,7 +77,7 @@ TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {
   runner.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
   runner.answers.push_back({0, "FAILED|2:0\n", ""});
   JobStatus status = query_status(test::builtin_catalog().scheduler("slurm"), "42", runner);
-  EXPECT_EQ(status.state, "failed");
+  EXPECT_EQ(job_state_name(status.state), "failed");
   EXPECT_EQ(status.exit_code, 2);
   ASSERT_EQ(runner.calls.size(), 2u);
   EXPECT_EQ(runner.calls[1][0], "sacct");
@@ -86,13 +86,13 @@ TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {
   no_accounting.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
   no_accounting.answers.push_back({1, "", "Slurm accounting storage is disabled\n"});
   status = query_status(test::builtin_catalog().scheduler("slurm"), "42", no_accounting);
-  EXPECT_EQ(status.state, "unknown");
+  EXPECT_EQ(job_state_name(status.state), "unknown");
   EXPECT_NE(status.detail.find("accounting storage is disabled"), std::string::npos) << status.detail;
 
   test::FakeRunner cancelled;
   cancelled.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
   cancelled.answers.push_back({0, "CANCELLED by 0|0:15\n", ""});
-  EXPECT_EQ(query_status(test::builtin_catalog().scheduler("slurm"), "42", cancelled).state, "cancelled");
+  EXPECT_EQ(job_state_name(query_status(test::builtin_catalog().scheduler("slurm"), "42", cancelled).state), "cancelled");
 }
 
 // OpenPBS's qstat with a closed stdin: "cannot connect", exit 0, no job. Once read as "unknown, done",
@@ -134,24 +134,34 @@ TEST(JobStatus, WaitExitCodeTellsEveryEndApart) {
   };
   for (const auto& c : cases) {
     JobStatus status;
-    status.state = c.state;
+    status.state = *parse_job_state(c.state);
     if (c.exit_code >= 0) status.exit_code = c.exit_code;
     EXPECT_TRUE(status.done()) << c.state;
     EXPECT_EQ(status.wait_exit_code(), c.expected) << c.state << " " << c.exit_code;
   }
   for (const char* live : {"queued", "held", "running"}) {
     JobStatus status;
-    status.state = live;
+    status.state = *parse_job_state(live);
     EXPECT_FALSE(status.done()) << live;
   }
 }
 
-TEST(JobStatus, EveryShippedSchedulerMapsIntoTheVocabulary) {
-  for (const char* name : {"pbs", "slurm"}) {
-    for (const auto& [theirs, ours] : test::builtin_catalog().scheduler(name).states) {
-      EXPECT_NE(find_job_state(ours), nullptr) << name << ": " << theirs << " -> " << ours;
-    }
+TEST(JobStatus, ShippedSchedulersMapTheirStatesAtLoad) {
+  const struct {
+    const char* scheduler;
+    const char* theirs;
+    JobState ours;
+  } cases[] = {{"pbs", "Q", JobState::queued},          {"pbs", "H", JobState::held},
+               {"pbs", "R", JobState::running},         {"pbs", "F", JobState::ended},
+               {"slurm", "PENDING", JobState::queued},  {"slurm", "OUT_OF_MEMORY", JobState::out_of_memory},
+               {"slurm", "BOOT_FAIL", JobState::not_run}, {"slurm", "CANCELLED", JobState::cancelled}};
+  for (const auto& c : cases) {
+    const auto& states = test::builtin_catalog().scheduler(c.scheduler).states;
+    auto found = states.find(c.theirs);
+    ASSERT_NE(found, states.end()) << c.scheduler << " " << c.theirs;
+    EXPECT_EQ(job_state_name(found->second), job_state_name(c.ours)) << c.scheduler << " " << c.theirs;
   }
+  for (const auto& name : job_state_names()) EXPECT_EQ(job_state_name(*parse_job_state(name)), name);
 }
 
 // --- hostile answers: odd types, garbage and truncation never escape as an exception ----------------
@@ -179,7 +189,7 @@ TEST_P(OddSchedulerAnswers, GiveAStateNotAnAbort) {
   } catch (const std::exception& error) {
     FAIL() << "escaped: " << error.what();
   }
-  EXPECT_EQ(status.state, c.state) << status.detail;
+  EXPECT_EQ(job_state_name(status.state), c.state) << status.detail;
   EXPECT_NE(status.detail.find(c.detail), std::string::npos) << status.detail;
   EXPECT_FALSE(status.exit_code && (*status.exit_code < 0 || *status.exit_code > 255)) << *status.exit_code;
 }
@@ -245,7 +255,7 @@ TEST(QueryStatus, OddSacctLinesGiveAStateNotAnAbort) {
     runner.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
     runner.answers.push_back({0, line, ""});
     JobStatus status = query_status(test::builtin_catalog().scheduler("slurm"), "42", runner);
-    EXPECT_EQ(status.state, state) << line;
+    EXPECT_EQ(job_state_name(status.state), state) << line;
     EXPECT_FALSE(status.exit_code && (*status.exit_code < 0 || *status.exit_code > 255)) << line;
   }
 }
