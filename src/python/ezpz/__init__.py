@@ -13,10 +13,7 @@ and the runtime for training scripts, with the names and meanings of the Python 
 ``import ezpz`` does not import torch: only the runtime calls that need it do (docs/python.md).
 """
 
-import json as _json
 import os as _os
-import pathlib as _pathlib
-import shutil as _shutil
 
 from . import _ezpz
 from ._ezpz import Diagnostic, Error
@@ -49,11 +46,14 @@ def _default_ezpz_bin():
     tree), else the one on PATH, else plain "ezpz"."""
     if _os.environ.get("EZPZ_BIN"):
         return _os.environ["EZPZ_BIN"]
-    here = _pathlib.Path(__file__).resolve().parent
+    import pathlib
+    import shutil
+
+    here = pathlib.Path(__file__).resolve().parent
     for candidate in (here.parents[1] / "ezpz", here.parents[3] / "bin" / "ezpz"):
         if candidate.is_file() and _os.access(candidate, _os.X_OK):
             return str(candidate)
-    return _shutil.which("ezpz") or "ezpz"
+    return shutil.which("ezpz") or "ezpz"
 
 
 def _spec(spec):
@@ -76,7 +76,9 @@ def _assignment(key, value):
     if isinstance(value, bool):
         value = "true" if value else "false"
     elif isinstance(value, (list, tuple, dict)):
-        value = _json.dumps(value)  # YAML flow syntax, as --set reads it
+        import json
+
+        value = json.dumps(value)  # YAML flow syntax, as --set reads it
     return f"{key}={value}"
 
 
@@ -111,8 +113,10 @@ def render(spec, system=None, set=None, env=None, ezpz_bin=None):
 def resolve(spec, system=None, set=None, env=None, explain=False):
     """Every resolved value as a dict; with ``explain=True`` each is {"value": …, "kind": …, "origin": …}:
     kind is builtin, profile, spec, env, cli or derived, and origin says where ("spec job.yaml:4:8")."""
+    import json
+
     text = _ezpz.resolve(_spec(spec), with_origins=explain, **_overrides(system, set, env))
-    return _json.loads(text)
+    return json.loads(text)
 
 
 def validate(spec, system=None, set=None, env=None):

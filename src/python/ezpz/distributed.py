@@ -6,8 +6,6 @@ PALS), ``srun`` and ``torchrun``. torch is imported only by setup_torch(), get_t
 and cleanup().
 """
 
-import datetime as _datetime
-import inspect as _inspect
 import os as _os
 
 from . import _ezpz
@@ -70,6 +68,9 @@ def setup_torch(port=None, seed=None, timeout=None, verbose=False, *, backend=No
     if port is not None:
         _os.environ["MASTER_PORT"] = str(port)
     backend = backend or get_torch_backend()
+    import datetime
+    import inspect
+
     import torch
     import torch.distributed as dist
 
@@ -84,8 +85,8 @@ def setup_torch(port=None, seed=None, timeout=None, verbose=False, *, backend=No
     if seed is not None:
         torch.manual_seed(int(seed) + setup["rank"])
     if not dist.is_initialized():
-        options = {"backend": backend, "timeout": _datetime.timedelta(seconds=int(timeout or 3600))}
-        if device.type != "cpu" and "device_id" in _inspect.signature(dist.init_process_group).parameters:
+        options = {"backend": backend, "timeout": datetime.timedelta(seconds=int(timeout or 3600))}
+        if device.type != "cpu" and "device_id" in inspect.signature(dist.init_process_group).parameters:
             options["device_id"] = device
         if setup["world_size"] == 1:
             dist.init_process_group(store=dist.HashStore(), rank=0, world_size=1, **options)
