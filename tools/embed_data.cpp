@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
           << tree.size() << ")},\n";
   }
   body << "\n}  // namespace\n\nconst std::vector<EmbeddedFile>& embedded_files() {\n"
-       << "  static const std::vector<EmbeddedFile> k_files = {\n" << table.str() << "  };\n  return k_files;\n}\n\n"
+       << "  static const std::vector<EmbeddedFile> k_files = {\n"
+       << table.str() << "  };\n  return k_files;\n}\n\n"
        << "}  // namespace ezpz::core\n";
   std::string output = argv[1];
   std::ifstream existing(output, std::ios::binary);

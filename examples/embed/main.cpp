@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
 
   for (const auto& problem :
        ezpz::validate(catalog, ezpz::Spec::from_text("system: slurm\nnodez: 2\nrun: [true]\n", "broken.yaml"))) {
-    std::cout << "problem: " << problem.file << ":" << problem.line << ":" << problem.column << ": "
-              << problem.message << (problem.hint.empty() ? "" : " (" + problem.hint + ")") << "\n";
+    std::cout << "problem: " << problem.file << ":" << problem.line << ":" << problem.column << ": " << problem.message
+              << (problem.hint.empty() ? "" : " (" + problem.hint + ")") << "\n";
   }
 
   ezpz::Script script = ezpz::render(job);
@@ -54,11 +54,14 @@ int main(int argc, char** argv) {
   ezpz::Submission submission = ezpz::submit(job, script, runner, submit_options);
   std::cout << "job id: " << submission.job_id << "\n";
 
-  ezpz::RankSetup rank = ezpz::rank_setup(
-      catalog, {{"EZPZ_SYSTEM", "local"}, {"PMI_RANK", "3"}, {"PMI_SIZE", "4"}, {"MPI_LOCALRANKID", "1"},
-                {"MPI_LOCALNRANKS", "2"}, {"MASTER_ADDR", "127.0.0.1"}});
-  std::cout << "rank " << rank.rank.rank << " of " << rank.rank.world_size << " (local " << rank.rank.local_rank
-            << ", " << rank.rank.launcher << "): " << rank.device << ", " << rank.backend << "\n";
+  ezpz::RankSetup rank = ezpz::rank_setup(catalog, {{"EZPZ_SYSTEM", "local"},
+                                                    {"PMI_RANK", "3"},
+                                                    {"PMI_SIZE", "4"},
+                                                    {"MPI_LOCALRANKID", "1"},
+                                                    {"MPI_LOCALNRANKS", "2"},
+                                                    {"MASTER_ADDR", "127.0.0.1"}});
+  std::cout << "rank " << rank.rank.rank << " of " << rank.rank.world_size << " (local " << rank.rank.local_rank << ", "
+            << rank.rank.launcher << "): " << rank.device << ", " << rank.backend << "\n";
 
   try {
     ezpz::resolve(catalog, ezpz::Spec::from_text("system: nowhere\nrun: [true]\n"));

@@ -9,15 +9,15 @@ namespace ezpz {
 
 // One problem found in a spec, a profile, an override or a command. A value type.
 struct Diagnostic {
-  std::string where;    // "job.yaml:7:3", "--set nodes=x", "EZPZ_NODES=x"; "" when it has no place
-  std::string file;     // "job.yaml" (a path as given, or a name such as "<text>"); "" when not in a file
-  int line = 0;         // 1-based; 0 when the place is not a line of `file`
-  int column = 0;       // 1-based; 0 as `line`
-  std::string message;  // lower-case, values in quotes: "unknown key 'walltme'"
-  std::string hint;     // "did you mean 'walltime'?", or ""
-  bool warning = false; // a warning does not stop a command (a queue that holds jobs); an error does
-  std::string text;     // all of it as the ezpz command prints it: the place, the message, the source
-                        // line with a caret under the value, and the hint (lines end with '\n')
+  std::string where;     // "job.yaml:7:3", "--set nodes=x", "EZPZ_NODES=x"; "" when it has no place
+  std::string file;      // "job.yaml" (a path as given, or a name such as "<text>"); "" when not in a file
+  int line = 0;          // 1-based; 0 when the place is not a line of `file`
+  int column = 0;        // 1-based; 0 as `line`
+  std::string message;   // lower-case, values in quotes: "unknown key 'walltme'"
+  std::string hint;      // "did you mean 'walltime'?", or ""
+  bool warning = false;  // a warning does not stop a command (a queue that holds jobs); an error does
+  std::string text;      // all of it as the ezpz command prints it: the place, the message, the source
+                         // line with a caret under the value, and the hint (lines end with '\n')
 };
 
 // Thrown by every call of the public API for a problem the caller can fix: a bad spec (with every

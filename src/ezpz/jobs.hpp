@@ -36,12 +36,12 @@ Submission submit(const Job& job, const Script& script, ProcessRunner& runner, c
 // A job's state in one vocabulary for every scheduler.
 struct JobStatus {
   std::string job_id;
-  std::string state;            // queued | held | running | completed | failed | timeout | out-of-memory |
-                                // cancelled | not-run | unknown (docs/jobs.md, "States and exit codes")
-  bool done = false;            // the state will not change any more
-  std::optional<int> exit_code; // the job's own exit code once it ended (128 + N when signal N killed it)
-  std::string scheduler_state;  // as the scheduler said it ("PENDING", "F" …)
-  std::string detail;           // why the state is what it is, when not obvious
+  std::string state;             // queued | held | running | completed | failed | timeout | out-of-memory |
+                                 // cancelled | not-run | unknown (docs/jobs.md, "States and exit codes")
+  bool done = false;             // the state will not change any more
+  std::optional<int> exit_code;  // the job's own exit code once it ended (128 + N when signal N killed it)
+  std::string scheduler_state;   // as the scheduler said it ("PENDING", "F" …)
+  std::string detail;            // why the state is what it is, when not obvious
 };
 
 // Which job a status or cancel call means, and where to find its scheduler.

@@ -29,11 +29,11 @@ class Value {
   static Value map(std::vector<std::pair<std::string, Value>> entries = {});
 
   Type type() const noexcept { return m_type; }
-  bool as_bool() const noexcept { return m_bool; }           // pre: type() == boolean
-  long long as_int() const noexcept { return m_int; }        // pre: type() == integer
-  double as_number() const noexcept { return m_number; }     // pre: type() == number
-  const std::string& as_string() const noexcept { return m_string; }  // pre: type() == string
-  const std::vector<Value>& items() const noexcept { return m_items; }  // list items, or map values
+  bool as_bool() const noexcept { return m_bool; }                          // pre: type() == boolean
+  long long as_int() const noexcept { return m_int; }                       // pre: type() == integer
+  double as_number() const noexcept { return m_number; }                    // pre: type() == number
+  const std::string& as_string() const noexcept { return m_string; }        // pre: type() == string
+  const std::vector<Value>& items() const noexcept { return m_items; }      // list items, or map values
   const std::vector<std::string>& keys() const noexcept { return m_keys; }  // map keys (keys()[i] → items()[i])
 
   // Appends to a list; pre: type() == list.

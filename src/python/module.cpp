@@ -103,10 +103,11 @@ PYBIND11_MODULE(_ezpz, m) {
       .def_readonly("hint", &ezpz::Diagnostic::hint)
       .def_readonly("warning", &ezpz::Diagnostic::warning)
       .def_readonly("text", &ezpz::Diagnostic::text)
-      .def("__repr__", [](const ezpz::Diagnostic& d) {
-        return "<ezpz.Diagnostic " + (d.where.empty() ? std::string() : d.where + ": ") +
-               (d.warning ? "warning: " : "error: ") + d.message + ">";
-      })
+      .def("__repr__",
+           [](const ezpz::Diagnostic& d) {
+             return "<ezpz.Diagnostic " + (d.where.empty() ? std::string() : d.where + ": ") +
+                    (d.warning ? "warning: " : "error: ") + d.message + ">";
+           })
       .def("__str__", [](const ezpz::Diagnostic& d) { return d.text; });
 
   // ezpz.Error(message, diagnostics): raised for every problem the caller can fix.
@@ -122,11 +123,13 @@ PYBIND11_MODULE(_ezpz, m) {
     }
   });
 
-  py::class_<ezpz::Spec>(m, "Spec", "A job spec as written (use ezpz.render/resolve/validate with a path, text or dict).")
+  py::class_<ezpz::Spec>(m, "Spec",
+                         "A job spec as written (use ezpz.render/resolve/validate with a path, text or dict).")
       .def_static("from_file", &ezpz::Spec::from_file, py::arg("path"))
       .def_static("from_text", &ezpz::Spec::from_text, py::arg("yaml"), py::arg("name") = "<text>")
       .def_static(
-          "from_values", [](const py::dict& values, const std::string& name) {
+          "from_values",
+          [](const py::dict& values, const std::string& name) {
             return ezpz::Spec::from_values(to_value(values), name);
           },
           py::arg("values"), py::arg("name") = "<dict>");
@@ -160,7 +163,8 @@ PYBIND11_MODULE(_ezpz, m) {
         ezpz::Job job = ezpz::resolve(default_catalog(), spec, options_from(system, set, env, process_env));
         return job.to_json(with_origins);
       },
-      py::arg("spec"), py::arg("system"), py::arg("set"), py::arg("env"), py::arg("process_env"), py::arg("with_origins"));
+      py::arg("spec"), py::arg("system"), py::arg("set"), py::arg("env"), py::arg("process_env"),
+      py::arg("with_origins"));
 
   m.def(
       "validate",
@@ -214,7 +218,8 @@ PYBIND11_MODULE(_ezpz, m) {
       py::arg("job_id"), py::arg("records_dir"), py::arg("system"), py::arg("run"));
 
   m.def(
-      "discover_rank", [](const std::map<std::string, std::string>& env) { return rank_info_dict(ezpz::discover_rank(env)); },
+      "discover_rank",
+      [](const std::map<std::string, std::string>& env) { return rank_info_dict(ezpz::discover_rank(env)); },
       py::arg("env"));
 
   m.def(

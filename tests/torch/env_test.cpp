@@ -83,7 +83,8 @@ TEST(TorchEnvironment, NodeNameIsEzpzsOne) {
   EXPECT_EQ(read_environment(lookup_in(with(valid(), {{"SLURMD_NODENAME", "nid001"}, {"EZPZ_NODE_NAME", "other"}})))
                 .node_name,
             "other");
-  EXPECT_EQ(read_environment(lookup_in(with(valid(), {{"SLURMD_NODENAME", "nid001"}, {"EZPZ_NODE_NAME", "<unset>"}}))).node_name,
+  EXPECT_EQ(read_environment(lookup_in(with(valid(), {{"SLURMD_NODENAME", "nid001"}, {"EZPZ_NODE_NAME", "<unset>"}})))
+                .node_name,
             "nid001");
 }
 
@@ -128,7 +129,8 @@ TEST(TorchEnvironment, EveryProblemNamesTheVariableValueAndExpectation) {
         "WORLD_SIZE='0' is out of range; expected the number of ranks, a whole number >= 1",
         "NODE_RANK='-2' is out of range; expected the index of this node, a whole number >= 0",
         "MASTER_PORT='65536' is out of range; expected a TCP port, 1 ... 65535"}},
-      {"overflow", {{"RANK", "99999999999999999999"}},
+      {"overflow",
+       {{"RANK", "99999999999999999999"}},
        {"RANK='99999999999999999999' is not a whole number; expected this rank's number, a whole number >= 0"}},
       {"rank beyond world size", {{"RANK", "8"}}, {"RANK=8 is out of range; expected 0 ... WORLD_SIZE-1 = 7"}},
       {"local world larger than world",

@@ -17,11 +17,11 @@ inline bool in_ci() {
 }  // namespace ezpz::core::test
 
 // Ends the current test: a failure under CI=true, a skip elsewhere; `message` says what is missing.
-#define EZPZ_CANNOT_RUN(message)                                                           \
-  do {                                                                                     \
-    if (::ezpz::core::test::in_ci()) {                                                           \
+#define EZPZ_CANNOT_RUN(message)                                                             \
+  do {                                                                                       \
+    if (::ezpz::core::test::in_ci()) {                                                       \
       GTEST_FAIL() << message << " (CI=true: a test that cannot run fails, it never skips)"; \
-    } else {                                                                               \
-      GTEST_SKIP() << message << " (scripts/install-deps.sh test installs it)";             \
-    }                                                                                      \
+    } else {                                                                                 \
+      GTEST_SKIP() << message << " (scripts/install-deps.sh test installs it)";              \
+    }                                                                                        \
   } while (0)

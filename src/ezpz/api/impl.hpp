@@ -25,9 +25,9 @@ struct CatalogImpl {
 };
 
 struct SpecImpl {
-  std::string path;                          // the file, for the default job name; "" when not a file
+  std::string path;  // the file, for the default job name; "" when not a file
   core::JobSpec spec;
-  std::vector<core::Diagnostic> problems;    // found while reading the keys; reported by resolve/validate
+  std::vector<core::Diagnostic> problems;  // found while reading the keys; reported by resolve/validate
 
   static Spec make(std::shared_ptr<const SpecImpl> impl) {
     Spec spec;

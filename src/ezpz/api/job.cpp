@@ -129,10 +129,18 @@ Spec Spec::from_values(const Value& values, const std::string& name) {
   return detail::guarded([&] { return read_spec(to_node(values, "", name), std::string()); });
 }
 
-std::string Job::system() const { return m_impl->job.profile->name; }
-std::string Job::scheduler() const { return m_impl->job.scheduler->name; }
-std::string Job::hash() const { return m_impl->job.hash; }
-std::vector<Diagnostic> Job::warnings() const { return detail::to_public(m_impl->job.warnings); }
+std::string Job::system() const {
+  return m_impl->job.profile->name;
+}
+std::string Job::scheduler() const {
+  return m_impl->job.scheduler->name;
+}
+std::string Job::hash() const {
+  return m_impl->job.hash;
+}
+std::vector<Diagnostic> Job::warnings() const {
+  return detail::to_public(m_impl->job.warnings);
+}
 
 std::vector<ExplainedValue> Job::explain() const {
   std::vector<ExplainedValue> out;
@@ -143,7 +151,9 @@ std::vector<ExplainedValue> Job::explain() const {
   return out;
 }
 
-std::string Job::to_json(bool with_origins) const { return core::resolved_json(m_impl->job, with_origins).dump(); }
+std::string Job::to_json(bool with_origins) const {
+  return core::resolved_json(m_impl->job, with_origins).dump();
+}
 
 Job resolve(const Catalog& catalog, const Spec& spec, const ResolveOptions& options) {
   return detail::guarded([&] {

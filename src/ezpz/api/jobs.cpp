@@ -31,7 +31,8 @@ Submission submit(const Job& job, const Script& script, ProcessRunner& runner, c
         options.submit_dir.empty() ? std::filesystem::current_path().string() : options.submit_dir;
     core_options.hold = options.hold;
     core_options.now_utc = core::iso_utc(std::time(nullptr));
-    core::JobRecord record = core::submit(impl.job, core::Script{script.text, script.submit_argv}, runner, core_options);
+    core::JobRecord record =
+        core::submit(impl.job, core::Script{script.text, script.submit_argv}, runner, core_options);
     return Submission{record.job_id, record.dir, (std::filesystem::path(record.dir) / "job.sh").string()};
   });
 }
@@ -45,7 +46,8 @@ JobStatus status(const Catalog& catalog, const JobQuery& query, ProcessRunner& r
       ref = find(*impl, query);
     }
     core::JobStatus found = core::query_status(*ref.scheduler, ref.job_id, runner);
-    return JobStatus{found.job_id, core::job_state_name(found.state), found.done(), found.exit_code,
+    return JobStatus{found.job_id,          core::job_state_name(found.state),
+                     found.done(),          found.exit_code,
                      found.scheduler_state, found.detail};
   });
 }

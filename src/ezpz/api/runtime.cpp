@@ -12,8 +12,8 @@ RankInfo discover_rank(const std::map<std::string, std::string>& env) {
   return detail::guarded([&] { return core::discover_rank(core::table_env(env)); });
 }
 
-RankSetup rank_setup(const Catalog& catalog, const std::map<std::string, std::string>& env,
-                     const std::string& hostname, const std::string& device_root) {
+RankSetup rank_setup(const Catalog& catalog, const std::map<std::string, std::string>& env, const std::string& hostname,
+                     const std::string& device_root) {
   auto& impl = detail::CatalogImpl::of(catalog);
   return detail::guarded([&] {
     core::EnvLookup lookup = core::table_env(env);

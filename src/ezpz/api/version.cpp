@@ -3,6 +3,8 @@
 
 namespace ezpz {
 
-const char* version() noexcept { return k_version; }
+const char* version() noexcept {
+  return k_version;
+}
 
 }  // namespace ezpz

@@ -12,8 +12,8 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/util/error.hpp"
-#include "ezpz/util/text.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
 #include "ezpz/version.hpp"
 
 namespace ezpz::core {

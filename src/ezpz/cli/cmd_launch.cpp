@@ -178,14 +178,16 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
     shown = {env.ezpz_bin, "exec", "--"};
     shown.insert(shown.end(), program.begin(), program.end());
   }
-  std::cerr << "ezpz launch: " << (plan.kind == LauncherKind::local ? std::to_string(plan.total_ranks) + " local rank(s) of " : "")
+  std::cerr << "ezpz launch: "
+            << (plan.kind == LauncherKind::local ? std::to_string(plan.total_ranks) + " local rank(s) of " : "")
             << command_text(shown) << "\n";
   if (options.dry_run) {
     std::cout << command_text(shown) << "\n";
     return k_exit_ok;
   }
   auto attempt = [&]() -> LaunchOutcome {
-    if (plan.kind == LauncherKind::local) return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
+    if (plan.kind == LauncherKind::local)
+      return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
     // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
     // KILL to its process group) ends the ranks it started, as mpiexec and srun stop their ranks.
     return supervise_processes({launcher_process(plan.argv, plan.env)}, supervision);

@@ -31,7 +31,8 @@ std::streamoff print_from(const std::string& path, std::streamoff offset) {
 // Why a job has not written its file yet, from its state and its scheduler.
 std::string missing_file_hint(const JobRef& ref, const JobStatus& status) {
   std::string state = job_state_name(status.state);
-  if (status.state == JobState::queued || status.state == JobState::held) return "the job is " + state + ": ezpz status " + ref.job_id;
+  if (status.state == JobState::queued || status.state == JobState::held)
+    return "the job is " + state + ": ezpz status " + ref.job_id;
   if (status.state == JobState::running && !ref.scheduler->output_note.empty()) return ref.scheduler->output_note;
   return "the job is " + state + (status.detail.empty() ? "" : " (" + status.detail + ")");
 }

@@ -50,8 +50,8 @@ int run_status(const StatusFlags& flags) {
     }
     auto pad = [](std::string text, size_t width) { return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' '); };
     std::string starts = status.starts ? std::to_string(*status.starts) : "-";
-    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(job_state_name(status.state), 12) << pad(exit, 6) << pad(starts, 8)
-              << (ref.record ? ref.record->submitted_at : "")
+    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(job_state_name(status.state), 12) << pad(exit, 6)
+              << pad(starts, 8) << (ref.record ? ref.record->submitted_at : "")
               << (status.detail.empty() ? "" : "  (" + status.detail + ")") << "\n";
     for (const auto& json : decisions) {
       FailoverDecision decision = FailoverDecision::from_json(json);

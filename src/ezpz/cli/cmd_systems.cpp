@@ -32,7 +32,8 @@ int list_systems() {
     }
     const SystemProfile& profile = *loaded;
     const Devices& devices = profile.node.devices;
-    std::string device_text = devices.kind == DeviceKind::cpu ? "cpu" : std::to_string(devices.count) + "x" + device_kind_name(devices.kind);
+    std::string device_text =
+        devices.kind == DeviceKind::cpu ? "cpu" : std::to_string(devices.count) + "x" + device_kind_name(devices.kind);
     std::string where = profile.path.rfind("systems/", 0) == 0 ? "" : "  [" + profile.path + "]";
     std::cout << pad(name, 12) << pad(profile.scheduler, 11) << pad(device_text, 10) << profile.description << where
               << "\n";

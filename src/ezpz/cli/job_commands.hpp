@@ -12,7 +12,6 @@
 
 namespace ezpz::core {
 
-
 // The job `job_id`: its record under `records` if there is one (then its scheduler), else the
 // scheduler of `system_flag`, $EZPZ_SYSTEM or the detected system.
 JobRef find_job(const Environment& env, const std::string& records, const std::string& job_id,

@@ -21,8 +21,8 @@ struct JobOptions {
   // Adds the positional spec path, --system and --set to `command`.
   void add_to(CLI::App& command);
 
-  // load_job_spec, then resolve_request (resolve/pipeline.hpp) with EZPZ_* from the process environment. Throws UserError with every
-  // problem found in the spec, the overrides and the resolution together.
+  // load_job_spec, then resolve_request (resolve/pipeline.hpp) with EZPZ_* from the process environment. Throws
+  // UserError with every problem found in the spec, the overrides and the resolution together.
   ResolvedJob resolve_job(const Catalog& catalog) const;
 };
 

@@ -12,10 +12,9 @@
 namespace ezpz::core {
 
 struct DetectInput {
-  EnvLookup env;         // usually process_env()
+  EnvLookup env;                                   // usually process_env()
   std::string hostname;                            // as gethostname() returns it (short or full)
 };
-
 
 // Order: environment rules of specific systems, then their hostname rules (an allocation's variables
 // are better evidence than a name pattern), then fallback tiers in increasing order; within a step,

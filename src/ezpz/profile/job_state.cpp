@@ -36,7 +36,9 @@ const JobStateInfo& job_state_info(JobState state) {
                        [&](const JobStateInfo& info) { return info.state == state; });
 }
 
-std::string job_state_name(JobState state) { return std::string(job_state_info(state).name); }
+std::string job_state_name(JobState state) {
+  return std::string(job_state_info(state).name);
+}
 
 std::optional<JobState> parse_job_state(std::string_view name) {
   for (const auto& info : k_job_states) {

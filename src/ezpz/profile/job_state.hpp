@@ -9,7 +9,19 @@
 
 namespace ezpz::core {
 
-enum class JobState { queued, held, running, ended, completed, failed, timeout, out_of_memory, cancelled, not_run, unknown };
+enum class JobState {
+  queued,
+  held,
+  running,
+  ended,
+  completed,
+  failed,
+  timeout,
+  out_of_memory,
+  cancelled,
+  not_run,
+  unknown
+};
 
 struct JobStateInfo {
   JobState state;

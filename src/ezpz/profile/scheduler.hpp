@@ -62,7 +62,7 @@ struct Scheduler {
   std::string status_format;              // which parser reads `status` output: pbs-json | slurm-scontrol
   std::vector<std::string> status_fallback;  // asked when `status` no longer knows the job
   std::string status_fallback_format;
-  std::map<std::string, JobState> states;  // scheduler state → ezpz's (profile/job_state.hpp)
+  std::map<std::string, JobState> states;     // scheduler state → ezpz's (profile/job_state.hpp)
   std::vector<std::string> never_starts;      // reasons of a pending job that will never start
   std::vector<std::string> cancel;
   NodeStateQuery node_state;   // empty command: the scheduler cannot be asked

@@ -32,7 +32,6 @@ std::vector<std::string> launcher_kind_names() {
   return names;
 }
 
-
 int NodeShape::usable_cores() const {
   int total = sockets * cores_per_socket;
   int reserved = static_cast<int>(

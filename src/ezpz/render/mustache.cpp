@@ -23,10 +23,14 @@ TemplateValue TemplateValue::map(std::map<std::string, TemplateValue> entries) {
 
 bool TemplateValue::truthy() const {
   switch (m_kind) {
-    case Kind::flag: return m_flag;
-    case Kind::text: return !m_text.empty();
-    case Kind::list: return !m_items.empty();
-    case Kind::map: return true;
+    case Kind::flag:
+      return m_flag;
+    case Kind::text:
+      return !m_text.empty();
+    case Kind::list:
+      return !m_items.empty();
+    case Kind::map:
+      return true;
   }
   return false;
 }
@@ -41,8 +45,12 @@ struct Token {
   int line;          // where it starts (1-based), for messages
 };
 
-bool standalone_kind(TokenKind kind) { return kind != TokenKind::text && kind != TokenKind::variable; }
-bool blank(char c) { return c == ' ' || c == '\t'; }
+bool standalone_kind(TokenKind kind) {
+  return kind != TokenKind::text && kind != TokenKind::variable;
+}
+bool blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 std::string trimmed(const std::string& text) {
   size_t begin = text.find_first_not_of(" \t");
@@ -55,7 +63,8 @@ std::vector<Token> tokenize(const std::string& name, const std::string& text) {
   size_t at = 0;
   int line = 1;
   auto advance_lines = [&](size_t from, size_t to) {
-    line += static_cast<int>(std::count(text.begin() + static_cast<long>(from), text.begin() + static_cast<long>(to), '\n'));
+    line += static_cast<int>(
+        std::count(text.begin() + static_cast<long>(from), text.begin() + static_cast<long>(to), '\n'));
   };
   while (at < text.size()) {
     size_t open = text.find("{{", at);
@@ -66,9 +75,9 @@ std::vector<Token> tokenize(const std::string& name, const std::string& text) {
     size_t close = text.find("}}", open + 2);
     if (close == std::string::npos) throw UserError(name + ":" + std::to_string(line) + ": unterminated Mustache tag");
     std::string tag = text.substr(open + 2, close - open - 2);
-    static const std::pair<char, TokenKind> k_sigils[] = {{'#', TokenKind::section},  {'^', TokenKind::inverted},
-                                                         {'/', TokenKind::close},    {'>', TokenKind::partial},
-                                                         {'!', TokenKind::comment}, {'&', TokenKind::variable}};
+    static const std::pair<char, TokenKind> k_sigils[] = {{'#', TokenKind::section}, {'^', TokenKind::inverted},
+                                                          {'/', TokenKind::close},   {'>', TokenKind::partial},
+                                                          {'!', TokenKind::comment}, {'&', TokenKind::variable}};
     TokenKind kind = TokenKind::variable;
     for (const auto& [sigil, sigil_kind] : k_sigils) {
       if (!tag.empty() && tag[0] == sigil) {
@@ -216,7 +225,8 @@ class TemplateRenderer {
         case TokenKind::partial: {
           auto found = m_partials.find(token.text);
           if (found == m_partials.end()) {
-            throw UserError(name + ":" + std::to_string(token.line) + ": unknown Mustache partial '" + token.text + "'");
+            throw UserError(name + ":" + std::to_string(token.line) + ": unknown Mustache partial '" + token.text +
+                            "'");
           }
           render(token.text, found->second, stack, out, depth + 1);
           break;

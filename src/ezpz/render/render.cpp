@@ -1,4 +1,5 @@
-// Script rendering through the Mustache templates (render/mustache.hpp). Templates only lay text out; quoting and decisions happen here.
+// Script rendering through the Mustache templates (render/mustache.hpp). Templates only lay text out; quoting and
+// decisions happen here.
 #include "ezpz/render/render.hpp"
 
 #include <algorithm>
@@ -25,7 +26,8 @@ struct Quoter {
 
   TemplateValue variables(const std::vector<std::pair<std::string, std::string>>& pairs) {
     std::vector<TemplateValue> items;
-    for (const auto& [name, value] : pairs) items.push_back(TemplateValue::map({{"name", name}, {"value", (*this)(value)}}));
+    for (const auto& [name, value] : pairs)
+      items.push_back(TemplateValue::map({{"name", name}, {"value", (*this)(value)}}));
     return TemplateValue::list(std::move(items));
   }
   // Profile environment values: their $NAME references expand when the job runs, nothing else does.
@@ -180,8 +182,9 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   for (const auto& line : job.directives) directives.emplace_back(line);  // validated, never quoted
   context["directives"] = TemplateValue::list(std::move(directives));
 
-  std::string text = render_template(scheduler.template_name + ".sh.mustache", catalog.template_text(scheduler.template_name),
-                                     context, {{"body", catalog.template_text("job_body")}});
+  std::string text =
+      render_template(scheduler.template_name + ".sh.mustache", catalog.template_text(scheduler.template_name), context,
+                      {{"body", catalog.template_text("job_body")}});
   return Script{std::move(text), scheduler.submit};
 }
 

@@ -54,8 +54,8 @@ bool Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
   if (!named && job.profile->launcher.kind != LauncherKind::local && &words == &job.launcher) {
     d.error(at(spare->origin),
             std::string("'supervise.spare_nodes' needs a launcher that can be told which hosts to use, and the ") +
-                launcher_kind_name(job.profile->launcher.kind) + " line of system '" + job.profile->name + "' names none (no $" +
-                (nodefile != job.scheduler->job_env.end() ? nodefile->second : "node file") +
+                launcher_kind_name(job.profile->launcher.kind) + " line of system '" + job.profile->name +
+                "' names none (no $" + (nodefile != job.scheduler->job_env.end() ? nodefile->second : "node file") +
                 " word, no launcher.hosts_option)",
             "add launcher.hosts_option to the profile (docs/failover.md)");
   }

@@ -17,12 +17,12 @@
 namespace ezpz::core {
 
 struct JobRequest {
-  std::string spec_path;                 // the job file, for the default job name; "" when not a file
-  JobSpec spec;                          // as loaded (load_job_spec, read_job_spec)
-  std::vector<std::string> assignments;  // "KEY=VALUE", as --set takes them
+  std::string spec_path;                     // the job file, for the default job name; "" when not a file
+  JobSpec spec;                              // as loaded (load_job_spec, read_job_spec)
+  std::vector<std::string> assignments;      // "KEY=VALUE", as --set takes them
   std::string assignments_source = "--set";  // how messages name them
-  std::string system;                    // --system: wins over every layer; "" for none
-  EnvLookup env;                         // where EZPZ_* overrides are read; empty: none
+  std::string system;                        // --system: wins over every layer; "" for none
+  EnvLookup env;                             // where EZPZ_* overrides are read; empty: none
   // Called only when no layer names a system; empty: no detection (the system must be named).
   std::function<std::optional<Detection>()> detect;
   bool for_launch = false;  // ResolveInputs::for_launch

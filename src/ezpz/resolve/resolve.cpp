@@ -3,8 +3,8 @@
 
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/hash.hpp"
-#include "ezpz/version.hpp"
 #include "ezpz/util/walltime.hpp"
+#include "ezpz/version.hpp"
 
 namespace ezpz::core {
 namespace {

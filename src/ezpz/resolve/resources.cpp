@@ -78,7 +78,8 @@ void Resolver::resolve_cpu_bind(std::optional<long> explicit_cpus) {
   if (bind.value != "auto") {  // "none" or the user's own binding, used as written
     if (bind.value != "none" && !takes_binding) {
       d.error(at(bind.origin),
-              std::string("the '") + launcher_kind_name(launcher.kind) + "' launcher of system '" + profile.name + "' takes no cpu binding",
+              std::string("the '") + launcher_kind_name(launcher.kind) + "' launcher of system '" + profile.name +
+                  "' takes no cpu binding",
               "remove cpu_bind or set it to 'none'");
     }
     return;
@@ -119,8 +120,9 @@ void Resolver::resolve_torch() {
   const Devices& devices = job.profile->node.devices;
   auto& device = *job.spec.torch.device;
   if (device.value == "auto") {
-    device = Sourced<std::string>{torch_device_type(devices.kind),
-                                  from_profile(*job.profile, {}, std::string("node.devices.kind '") + device_kind_name(devices.kind) + "'")};
+    device = Sourced<std::string>{
+        torch_device_type(devices.kind),
+        from_profile(*job.profile, {}, std::string("node.devices.kind '") + device_kind_name(devices.kind) + "'")};
   }
   auto devices_here = torch_devices_of(devices.kind);
   if (!contains(devices_here, device.value)) {

@@ -31,5 +31,4 @@ struct DeviceChoice {
 // `launcher` leaves visibility to the launcher. ROCm devices are "cuda" in torch.
 DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLookup& env);
 
-
 }  // namespace ezpz::core

@@ -110,8 +110,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     } else if (auto value = env(word.text); value && !value->empty()) {
       plan.argv.push_back(*value);
     } else {
-      throw UserError(std::string("the ") + launcher_kind_name(plan.kind) + " command of system '" + request.system + "' needs $" + word.text +
-                          ", which is not set here",
+      throw UserError(std::string("the ") + launcher_kind_name(plan.kind) + " command of system '" + request.system +
+                          "' needs $" + word.text + ", which is not set here",
                       "run inside the job's allocation, or pass --hostfile");
     }
   }

@@ -181,11 +181,12 @@ RankInfo discover_rank(const EnvLookup& env) {
       }
     }
     if (family == Family::slurm && field == k_local_size) names = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
-    throw UserError(std::string("cannot tell this process's ") + k_field_names[field] + " from the " + info.launcher +
-                        " launcher: " + (family == Family::slurm && field == k_local_size
-                                               ? "it needs " + quoted_list(names, " and ")
-                                               : "none of " + quoted_list(names) + " is set"),
-                    "export it, or start the ranks with mpiexec, srun or ezpz launch");
+    throw UserError(
+        std::string("cannot tell this process's ") + k_field_names[field] + " from the " + info.launcher +
+            " launcher: " +
+            (family == Family::slurm && field == k_local_size ? "it needs " + quoted_list(names, " and ")
+                                                              : "none of " + quoted_list(names) + " is set"),
+        "export it, or start the ranks with mpiexec, srun or ezpz launch");
   };
   info.rank = values[k_rank]->number;
   info.world_size = require(k_size, 1);

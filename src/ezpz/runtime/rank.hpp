@@ -10,7 +10,6 @@
 
 namespace ezpz::core {
 
-
 // Discovers this process's rank. The launcher that started the process sets its variables last, so
 // families are tried innermost first: MPI launchers (PALS, Open MPI, MPICH, PMI, PMIx), then a Slurm
 // step (only where no MPI launcher ran inside it), then torchrun-style RANK/WORLD_SIZE. Within a

@@ -9,9 +9,9 @@
 
 #include "ezpz/profile/system_profile.hpp"
 #include "ezpz/runtime/device.hpp"
-#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
 namespace ezpz::core {
 

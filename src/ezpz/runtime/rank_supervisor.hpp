@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "ezpz/runtime/end_signal.hpp"
-#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/runtime/rank_output.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
 namespace ezpz::core {
 

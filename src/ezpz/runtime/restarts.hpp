@@ -6,8 +6,8 @@
 #include <string>
 
 #include "ezpz/profile/scheduler.hpp"
-#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/submit/process.hpp"
+#include "ezpz/util/env_lookup.hpp"
 
 namespace ezpz::core {
 

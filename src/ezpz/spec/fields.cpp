@@ -5,8 +5,8 @@
 #include <functional>
 
 #include "ezpz/spec/job_spec.hpp"
-#include "ezpz/util/devices.hpp"
 #include "ezpz/util/cpu_list.hpp"
+#include "ezpz/util/devices.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/signals.hpp"
@@ -417,8 +417,7 @@ const std::vector<FieldDef>& fields() {
             "the program every rank runs: a list (exact argv) or a string split into words without shell expansion",
             !env),
         field(
-            "torch.backend", [](auto& s) -> auto& { return s.torch.backend; },
-            choice_type(with_auto(backend_names())),
+            "torch.backend", [](auto& s) -> auto& { return s.torch.backend; }, choice_type(with_auto(backend_names())),
             "torch.distributed backend; auto = nccl for CUDA/ROCm, xccl for XPU, gloo for CPU", env),
         field(
             "torch.device", [](auto& s) -> auto& { return s.torch.device; },

@@ -231,7 +231,9 @@ std::vector<std::string> command_for_job(const std::vector<std::string>& command
   return argv;
 }
 
-bool JobStatus::done() const { return job_state_info(state).done; }
+bool JobStatus::done() const {
+  return job_state_info(state).done;
+}
 
 int JobStatus::wait_exit_code() const {
   const JobStateInfo& known = job_state_info(state);

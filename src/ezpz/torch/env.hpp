@@ -66,7 +66,4 @@ EnvLookup process_environment();
 // Reads and checks the whole contract, reporting every problem at once (EnvironmentError).
 Environment read_environment(const EnvLookup& lookup = process_environment());
 
-
-
-
 }  // namespace ezpz::torch

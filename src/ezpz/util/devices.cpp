@@ -51,7 +51,9 @@ const BackendRow* backend_row(std::string_view torch_device) {
 
 }  // namespace
 
-const char* device_kind_name(DeviceKind kind) { return row(kind).name; }
+const char* device_kind_name(DeviceKind kind) {
+  return row(kind).name;
+}
 
 std::optional<DeviceKind> parse_device_kind(std::string_view name) {
   for (const auto& r : k_kinds) {
@@ -66,7 +68,9 @@ std::vector<std::string> device_kind_names() {
   return names;
 }
 
-const char* torch_device_type(DeviceKind kind) { return row(kind).torch_type; }
+const char* torch_device_type(DeviceKind kind) {
+  return row(kind).torch_type;
+}
 
 std::vector<std::string> torch_devices_of(DeviceKind kind) {
   std::vector<std::string> devices = {torch_device_type(kind)};
@@ -74,7 +78,9 @@ std::vector<std::string> torch_devices_of(DeviceKind kind) {
   return devices;
 }
 
-const char* visibility_variable(DeviceKind kind) { return row(kind).visibility; }
+const char* visibility_variable(DeviceKind kind) {
+  return row(kind).visibility;
+}
 
 const std::vector<std::string>& backend_names() {
   static const std::vector<std::string> k_names = {"nccl", "xccl", "gloo", "mpi"};

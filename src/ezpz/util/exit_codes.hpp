@@ -5,8 +5,8 @@ namespace ezpz::core {
 
 enum ExitCode : int {
   k_exit_ok = 0,
-  k_exit_user_error = 1,  // bad spec, unknown system, failed scheduler command …
-  k_exit_usage = 2,       // bad command line
+  k_exit_user_error = 1,       // bad spec, unknown system, failed scheduler command …
+  k_exit_usage = 2,            // bad command line
   k_exit_system_error = 3,     // the operating system refused: a file or directory, a process, memory
   k_exit_internal_error = 70,  // a bug in ezpz (an exception nobody foresaw; 70 is sysexits' EX_SOFTWARE)
 };

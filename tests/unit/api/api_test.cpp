@@ -51,8 +51,8 @@ TEST(PublicApi, CatalogListsAndDetectsSystems) {
   ezpz::Catalog catalog(std::vector<std::string>{});
   auto systems = catalog.systems();
   ASSERT_GE(systems.size(), 8u);
-  EXPECT_TRUE(std::is_sorted(systems.begin(), systems.end(),
-                             [](const auto& a, const auto& b) { return a.name < b.name; }));
+  EXPECT_TRUE(
+      std::is_sorted(systems.begin(), systems.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
   auto aurora = std::find_if(systems.begin(), systems.end(), [](const auto& s) { return s.name == "aurora"; });
   ASSERT_NE(aurora, systems.end());
   EXPECT_EQ(aurora->scheduler, "pbs");
@@ -102,7 +102,8 @@ TEST(PublicApi, ValidateReturnsEveryLocatedProblem) {
   auto problems = ezpz::validate(
       catalog, ezpz::Spec::from_text("system: polaris\nnodez: 2\nwalltime: 99h\nrun: [true]\n", "bad.yaml"));
   ASSERT_GE(problems.size(), 2u);
-  auto unknown = std::find_if(problems.begin(), problems.end(), [](const auto& d) { return d.message.find("nodez") != std::string::npos; });
+  auto unknown = std::find_if(problems.begin(), problems.end(),
+                              [](const auto& d) { return d.message.find("nodez") != std::string::npos; });
   ASSERT_NE(unknown, problems.end());
   EXPECT_EQ(unknown->file, "bad.yaml");
   EXPECT_EQ(unknown->line, 2);
@@ -166,18 +167,25 @@ TEST(PublicApi, SubmitStatusAndCancelGoThroughTheCallersRunner) {
 
 TEST(PublicApi, RankSetupFromAGivenEnvironment) {
   ezpz::Catalog catalog(std::vector<std::string>{});
-  ezpz::RankInfo rank = ezpz::discover_rank({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "8"},
-                                             {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}});
+  ezpz::RankInfo rank = ezpz::discover_rank({{"OMPI_COMM_WORLD_RANK", "5"},
+                                             {"OMPI_COMM_WORLD_SIZE", "8"},
+                                             {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                             {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}});
   EXPECT_EQ(rank.rank, 5);
   EXPECT_EQ(rank.world_size, 8);
   EXPECT_EQ(rank.local_rank, 1);
   EXPECT_EQ(rank.local_world_size, 4);
   EXPECT_THROW(ezpz::discover_rank({{"PMI_RANK", "9"}, {"PMI_SIZE", "4"}}), ezpz::Error);
 
-  ezpz::RankSetup setup = ezpz::rank_setup(
-      catalog, {{"EZPZ_SYSTEM", "local"}, {"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"},
-                {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29999"}},
-      "somehost", "/nonexistent-device-root");
+  ezpz::RankSetup setup = ezpz::rank_setup(catalog,
+                                           {{"EZPZ_SYSTEM", "local"},
+                                            {"RANK", "1"},
+                                            {"WORLD_SIZE", "2"},
+                                            {"LOCAL_RANK", "1"},
+                                            {"LOCAL_WORLD_SIZE", "2"},
+                                            {"MASTER_ADDR", "127.0.0.1"},
+                                            {"MASTER_PORT", "29999"}},
+                                           "somehost", "/nonexistent-device-root");
   EXPECT_EQ(setup.system, "local");
   EXPECT_EQ(setup.rank.rank, 1);
   EXPECT_EQ(setup.device, "cpu");

@@ -24,7 +24,8 @@ TemplateValue context() {
   c["empty"] = "";
   c["none"] = TemplateValue::list({});
   c["items"] = TemplateValue::list({"a", "b"});
-  c["pairs"] = TemplateValue::list({TemplateValue::map({{"k", "x"}, {"v", "1"}}), TemplateValue::map({{"k", "y"}, {"v", "2"}})});
+  c["pairs"] =
+      TemplateValue::list({TemplateValue::map({{"k", "x"}, {"v", "1"}}), TemplateValue::map({{"k", "y"}, {"v", "2"}})});
   return c;
 }
 
@@ -38,12 +39,9 @@ TEST_P(Mustache, RendersAsTheSpecSays) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, Mustache,
     ::testing::Values(
-        Case{"variable", "hello {{name}}!", "hello world!"},
-        Case{"unknown_variable_is_empty", "<{{nothing}}>", "<>"},
-        Case{"nothing_is_escaped", "{{x}}", ""},
-        Case{"true_section", "{{#yes}}Y{{/yes}}", "Y"},
-        Case{"false_section", "{{#no}}N{{/no}}", ""},
-        Case{"empty_text_is_false", "{{#empty}}E{{/empty}}", ""},
+        Case{"variable", "hello {{name}}!", "hello world!"}, Case{"unknown_variable_is_empty", "<{{nothing}}>", "<>"},
+        Case{"nothing_is_escaped", "{{x}}", ""}, Case{"true_section", "{{#yes}}Y{{/yes}}", "Y"},
+        Case{"false_section", "{{#no}}N{{/no}}", ""}, Case{"empty_text_is_false", "{{#empty}}E{{/empty}}", ""},
         Case{"text_section_sees_the_text", "{{#name}}<{{.}}>{{/name}}", "<world>"},
         Case{"list", "{{#items}}{{.}},{{/items}}", "a,b,"},
         Case{"list_of_maps", "{{#pairs}}{{k}}={{v}} {{/pairs}}", "x=1 y=2 "},
@@ -59,8 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"not_standalone_with_text", "a {{#yes}}Y{{/yes}} b\n", "a Y b\n"},
         Case{"not_standalone_with_two_tags", "{{#yes}}{{#yes}}\nY\n{{/yes}}{{/yes}}\n", "\nY\n\n"},
         Case{"crlf_standalone", "a\r\n{{#yes}}\r\nY\r\n{{/yes}}\r\nb", "a\r\nY\r\nb"},
-        Case{"partial", "<\n{{> part}}\n>", "<\n[world]\n>"},
-        Case{"partial_inline", "<{{> part}}>", "<[world]\n>"}),
+        Case{"partial", "<\n{{> part}}\n>", "<\n[world]\n>"}, Case{"partial_inline", "<{{> part}}>", "<[world]\n>"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(MustacheErrors, NameTheTemplateAndLine) {

@@ -92,7 +92,8 @@ TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {
   test::FakeRunner cancelled;
   cancelled.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
   cancelled.answers.push_back({0, "CANCELLED by 0|0:15\n", ""});
-  EXPECT_EQ(job_state_name(query_status(test::builtin_catalog().scheduler("slurm"), "42", cancelled).state), "cancelled");
+  EXPECT_EQ(job_state_name(query_status(test::builtin_catalog().scheduler("slurm"), "42", cancelled).state),
+            "cancelled");
 }
 
 // OpenPBS's qstat with a closed stdin: "cannot connect", exit 0, no job. Once read as "unknown, done",
@@ -151,10 +152,14 @@ TEST(JobStatus, ShippedSchedulersMapTheirStatesAtLoad) {
     const char* scheduler;
     const char* theirs;
     JobState ours;
-  } cases[] = {{"pbs", "Q", JobState::queued},          {"pbs", "H", JobState::held},
-               {"pbs", "R", JobState::running},         {"pbs", "F", JobState::ended},
-               {"slurm", "PENDING", JobState::queued},  {"slurm", "OUT_OF_MEMORY", JobState::out_of_memory},
-               {"slurm", "BOOT_FAIL", JobState::not_run}, {"slurm", "CANCELLED", JobState::cancelled}};
+  } cases[] = {{"pbs", "Q", JobState::queued},
+               {"pbs", "H", JobState::held},
+               {"pbs", "R", JobState::running},
+               {"pbs", "F", JobState::ended},
+               {"slurm", "PENDING", JobState::queued},
+               {"slurm", "OUT_OF_MEMORY", JobState::out_of_memory},
+               {"slurm", "BOOT_FAIL", JobState::not_run},
+               {"slurm", "CANCELLED", JobState::cancelled}};
   for (const auto& c : cases) {
     const auto& states = test::builtin_catalog().scheduler(c.scheduler).states;
     auto found = states.find(c.theirs);

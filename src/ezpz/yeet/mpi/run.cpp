@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/runtime/rank.hpp"
+#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/hash.hpp"
