@@ -9,7 +9,8 @@ namespace ezpz {
 
 // One problem found in a spec, a profile, an override or a command. A value type.
 struct Diagnostic {
-  std::string where;     // "job.yaml:7:3", "--set nodes=x", "EZPZ_NODES=x"; "" when it has no place
+  std::string where;     // "job.yaml:7:3", "set nodes=x" (ResolveOptions::set), "env EZPZ_NODES=x",
+                         // "<values> nodes=x" (Spec::from_values); "" when it has no place
   std::string file;      // "job.yaml" (a path as given, or a name such as "<text>"); "" when not in a file
   int line = 0;          // 1-based; 0 when the place is not a line of `file`
   int column = 0;        // 1-based; 0 as `line`

@@ -42,8 +42,8 @@ struct ResolveOptions {
   std::vector<std::string> set;            // "KEY=VALUE", as --set ("nodes=4", "env.HF_HOME=/tmp/hf")
   std::map<std::string, std::string> env;  // EZPZ_* overrides (EZPZ_NODES …); the process's own are
                                            // not read unless `process_env` is true
-  bool process_env = false;                // read EZPZ_* overrides from this process's environment
-                                           // (after `env`), as the ezpz command does
+  bool process_env = false;                // also read EZPZ_* overrides from this process's environment,
+                                           // as the ezpz command does; a variable set there wins over `env`
   // When no layer names a system: detect it from this process's environment and host name (true), or
   // report that none is named (false).
   bool detect = false;
@@ -51,10 +51,10 @@ struct ResolveOptions {
 
 // Where a resolved value came from.
 struct ExplainedValue {
-  std::string key;          // "nodes", "torch.backend", "total_ranks", "directives[0]" …
+  std::string key;          // "nodes", "torch.backend", "total_ranks", "directives" …
   std::string value;        // the value as JSON text: 2, "debug", ["python3","train.py"]
   std::string origin_kind;  // builtin | profile | spec | env | cli | derived
-  std::string origin;       // "spec job.yaml:4:8", "profile systems/aurora.yaml:40:3", "--set nodes=4" …
+  std::string origin;       // "spec job.yaml:4:8", "profile systems/aurora.yaml:40:3", "set nodes=4" …
 };
 
 // A fully determined job. A cheap, immutable handle that keeps its catalog's profiles alive;
@@ -68,8 +68,8 @@ class Job {
   std::vector<Diagnostic> warnings() const;
   // Every value in a stable order: the spec's keys, then derived ones.
   std::vector<ExplainedValue> explain() const;
-  // The resolved job as JSON text: {key: value}, or with origins {key: {"value": …, "origin": {…}}}
-  // (the format of `ezpz resolve --json`).
+  // The resolved job as JSON text: {key: value, "hash": …}, or with origins
+  // {key: {"value": …, "kind": "spec", "origin": "spec job.yaml:4:8"}, …} (`ezpz resolve --json`).
   std::string to_json(bool with_origins = false) const;
 
  private:

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ class ProcessRunner {
 
 // Real processes. A program that has not ended within `timeout` is killed with everything it started
 // (its process group) and reported `timed_out`; each output stream keeps at most its first 16 MiB.
-std::unique_ptr<ProcessRunner> make_process_runner(std::chrono::milliseconds timeout = std::chrono::seconds(120));
+// Without a timeout: $EZPZ_SCHEDULER_TIMEOUT seconds when set, else 120 s, as the ezpz command. Throws
+// Error for an EZPZ_SCHEDULER_TIMEOUT that is not a positive number.
+std::unique_ptr<ProcessRunner> make_process_runner(std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
 }  // namespace ezpz

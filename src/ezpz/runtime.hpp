@@ -37,9 +37,10 @@ struct RankSetup {
   std::string master_addr;  // the rendezvous: rank 0's host
   std::string master_port;
   long nodes = 1;
-  // The variables `ezpz exec` exports, in order: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE,
-  // MASTER_ADDR, MASTER_PORT, TORCH_DEVICE, TORCH_BACKEND, the device's visibility variable when it
-  // narrows it, and the profile's backend variables that the job has not set (docs/runtime-env.md).
+  // The variables `ezpz exec` exports, in its order: the rank's identity (RANK, LOCAL_RANK, WORLD_SIZE,
+  // LOCAL_WORLD_SIZE, NODE_RANK), the rendezvous, the device (its visibility variable when it narrows
+  // it, TORCH_DEVICE), TORCH_BACKEND, the profile's backend variables the job has not set, and
+  // EZPZ_RANK_MARK (docs/runtime-env.md lists them).
   std::vector<std::pair<std::string, std::string>> exports;
   std::vector<std::string> notes;  // where each decision came from
 };

@@ -85,6 +85,12 @@ def test_overrides_system_and_set():
     assert "for system 'polaris'" in polaris
 
 
+def test_set_as_one_string_and_none():
+    assert ezpz.resolve(AURORA, set="nodes=1", env={})["nodes"] == 1
+    with pytest.raises(TypeError):
+        ezpz.resolve(AURORA, set={"queue": None}, env={})
+
+
 def test_resolve_and_explain():
     values = ezpz.resolve(AURORA, env={})
     assert values["nodes"] == 2

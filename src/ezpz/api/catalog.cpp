@@ -12,7 +12,7 @@ namespace ezpz {
 Catalog::Catalog() : Catalog(default_search_path()) {}
 
 Catalog::Catalog(std::vector<std::string> search_path)
-    : m_impl(std::make_shared<detail::CatalogImpl>(std::move(search_path))) {}
+    : m_impl(detail::guarded([&] { return std::make_shared<detail::CatalogImpl>(std::move(search_path)); })) {}
 
 std::vector<std::string> Catalog::default_search_path() {
   std::error_code error;

@@ -3,8 +3,9 @@
 The job tools (the same pipeline as the ``ezpz`` command, through its C++ library)::
 
     import ezpz
-    script = ezpz.render("job.yaml", system="aurora", set={"nodes": 4})
-    ezpz.validate({"system": "polaris", "nodes": 2, "run": "python3 train.py"})  # -> [] when valid
+    script = ezpz.render("job.yaml", system="polaris", set={"nodes": 4})
+    problems = ezpz.validate({"system": "slurm", "nodes": 2, "walltime": "1h", "run": "python3 train.py"})
+    # -> [] when valid, else ezpz.Diagnostic objects with file, line, column, message and hint
 
 and the runtime for training scripts, with the names and meanings of the Python ezpz::
 
@@ -73,6 +74,8 @@ def _spec(spec):
 
 
 def _assignment(key, value):
+    if value is None:
+        raise TypeError(f"set: no value for {key!r} (a key cannot be unset; leave it out)")
     if isinstance(value, bool):
         value = "true" if value else "false"
     elif isinstance(value, (list, tuple, dict)):
@@ -88,6 +91,8 @@ def _overrides(system, set, env):
         assignments = []
     elif isinstance(set, dict):
         assignments = [_assignment(key, value) for key, value in set.items()]
+    elif isinstance(set, str):
+        assignments = [set]
     else:
         assignments = list(set)
     return dict(system=system or "", set=assignments, env=dict(env or {}), process_env=env is None)

@@ -64,6 +64,8 @@ def setup_torch(port=None, seed=None, timeout=None, verbose=False, *, backend=No
     """
     setup = _setup()
     for name, value in setup["exports"]:
+        if name in ("TORCH_DEVICE", "TORCH_BACKEND") and _os.environ.get(name):
+            continue  # the user's choice, which get_torch_device() and get_torch_backend() report too
         _os.environ[name] = value
     if port is not None:
         _os.environ["MASTER_PORT"] = str(port)
@@ -78,10 +80,13 @@ def setup_torch(port=None, seed=None, timeout=None, verbose=False, *, backend=No
     if device_id is not None and device.type != "cpu":
         device = torch.device(device.type, int(device_id))
     # The device is set before the process group: xccl on XPU, and nccl's first communicator, use it.
-    if device.type == "cuda":
-        torch.cuda.set_device(device)
-    elif device.type == "xpu":
-        torch.xpu.set_device(device)
+    if device.type != "cpu":
+        module = getattr(torch, device.type, None)
+        if module is None or not module.is_available():
+            raise RuntimeError(f"ezpz: this rank's device is {device}, but this torch ({torch.__version__}) "
+                               f"cannot use {device.type} devices; install a torch built for them, or set "
+                               "EZPZ_TORCH_DEVICE=cpu")
+        module.set_device(device)
     if seed is not None:
         torch.manual_seed(int(seed) + setup["rank"])
     if not dist.is_initialized():

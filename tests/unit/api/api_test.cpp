@@ -62,6 +62,19 @@ TEST(PublicApi, CatalogListsAndDetectsSystems) {
   EXPECT_FALSE(detected->reason.empty());
 }
 
+TEST(PublicApi, AnUnreadableProfileIsAnError) {
+  // A directory where a profile file should be: the catalog cannot read it, and says so as ezpz::Error
+  // (not as an internal type the caller cannot name).
+  std::string dir = temp_dir("profiles");
+  std::filesystem::create_directories(dir + "/broken.yaml");
+  EXPECT_THROW(
+      {
+        ezpz::Catalog catalog(std::vector<std::string>{dir});
+        catalog.systems();
+      },
+      ezpz::Error);
+}
+
 TEST(PublicApi, ASpecFromTextFromValuesAndFromAFileRendersTheSameScript) {
   ezpz::Catalog catalog(std::vector<std::string>{});
   std::string text =
