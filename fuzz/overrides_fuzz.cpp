@@ -31,12 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Diagnostics diagnostics;
     ResolveInputs inputs;
     inputs.spec = read_job_spec(parse_yaml(make_source("job.yaml", k_base_spec)), OriginKind::spec, diagnostics);
-    inputs.env = read_env_overrides(
-        [&](const char* name) -> const char* {
-          auto it = variables.find(name);
-          return it == variables.end() ? nullptr : it->second.c_str();
-        },
-        diagnostics);
+    inputs.env = read_env_overrides(table_env(variables), diagnostics);
     for (const auto& line : lines) {
       if (line.find('=') != std::string::npos && line.front() != '=')  // what --set's validator lets through
         apply_assignment(inputs.cli, line, "--set", OriginKind::cli, diagnostics);

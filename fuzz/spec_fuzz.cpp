@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     inputs.spec_path = "job.yaml";
     inputs.spec = read_job_spec(parse_yaml(make_source("job.yaml", std::string(fuzz::as_text(data, size)))),
                                 OriginKind::spec, diagnostics);
-    inputs.detect = [] { return std::optional<Detection>{Detection{"polaris", "fuzz"}}; };
+    inputs.detect = [] { return std::optional<ezpz::Detection>{ezpz::Detection{"polaris", "fuzz"}}; };
     diagnostics.throw_if_any();
     ResolvedJob job = resolve(fuzz::builtin_catalog(), inputs);
     Script script = render(job, fuzz::builtin_catalog(), "/opt/ezpz/bin/ezpz");

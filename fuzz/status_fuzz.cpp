@@ -13,12 +13,12 @@ using namespace ezpz::core;
 namespace {
 
 // Answers each run with the next piece of the input.
-class ScriptedRunner : public ProcessRunner {
+class ScriptedRunner : public ezpz::ProcessRunner {
  public:
-  std::deque<ProcessResult> answers;
-  ProcessResult run(const std::vector<std::string>&, const std::string&) override {
-    if (answers.empty()) return ProcessResult{1, "", "no more answers\n"};
-    ProcessResult next = answers.front();
+  std::deque<ezpz::ProcessResult> answers;
+  ezpz::ProcessResult run(const std::vector<std::string>&, const std::string&) override {
+    if (answers.empty()) return ezpz::ProcessResult{1, "", "no more answers\n"};
+    ezpz::ProcessResult next = answers.front();
     answers.pop_front();
     return next;
   }
@@ -35,15 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t start = 0; start <= rest.size();) {
     size_t end = std::min(rest.find(separator, start), rest.size());
     bool first = runner.answers.empty();
-    runner.answers.push_back(ProcessResult{first && (choice & 2) ? 1 : 0, std::string(rest.substr(start, end - start)),
+    runner.answers.push_back(ezpz::ProcessResult{first && (choice & 2) ? 1 : 0, std::string(rest.substr(start, end - start)),
                                            first && (choice & 2) ? "Unknown Job Id\n" : ""});
     start = end + separator.size();
   }
   const Scheduler& scheduler = fuzz::builtin_catalog().scheduler(choice & 1 ? "slurm" : "pbs");
   fuzz::accepted([&] {
     JobStatus status = query_status(scheduler, "42", runner);
-    if (find_job_state(status.state) == nullptr || status.state == "ended")
-      fuzz::property_failed("query_status gave state '" + status.state + "'");
+    if (status.state == JobState::ended)
+      fuzz::property_failed("query_status gave state '" + job_state_name(status.state) + "'");
     (void)status.wait_exit_code();
   });
   return 0;

@@ -3,8 +3,9 @@
 # Builds ezpz with clang, AddressSanitizer and UndefinedBehaviorSanitizer, plus the libFuzzer targets, in
 # build-sanitize/ (or $EZPZ_SANITIZE_BUILD_DIR), then runs there the unit, error-text, fake-PBS and
 # end-to-end tests and each fuzz target for $EZPZ_FUZZ_SECONDS seconds (default 60). The tests that need
-# the Slurm and PBS daemons, LibTorch (e2e.launch_test runs ezpz-torch-test) or the dependency audit run
-# only in the main stage.
+# the Slurm and PBS daemons, LibTorch (e2e.launch_test runs ezpz-torch-test), the dependency audit or
+# the installed package (embed: a program linking a sanitized libezpz.so would need the sanitizer
+# runtime too) run only in the main stage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${EZPZ_SANITIZE_BUILD_DIR:-$root/build-sanitize}
@@ -13,4 +14,4 @@ CC=clang CXX=clang++ EZPZ_BUILD_DIR=$build_dir "$root/scripts/build.sh" \
 cd "$build_dir"
 # Any sanitizer report fails the program that made it, and so its test (leak checks are on by default).
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --output-on-failure --parallel "$(nproc)" --timeout 900 -E '^((slurm|pbs|python|torch|deps|shellcheck)\..*|e2e\.launch_test)$'
+ctest --output-on-failure --parallel "$(nproc)" --timeout 900 -E '^((slurm|pbs|python|torch|deps|shellcheck|embed)\..*|e2e\.launch_test)$'
