@@ -26,6 +26,7 @@
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -356,16 +357,14 @@ LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::str
     child.name = "rank " + std::to_string(rank);
     child.argv = argv;
     child.unset = launcher_rank_variables();  // an outer mpiexec/srun's identity
-    child.set = {
-        {"RANK", std::to_string(rank)},
-        {"LOCAL_RANK", std::to_string(rank % plan.ranks_per_node)},
-        {"WORLD_SIZE", std::to_string(plan.total_ranks)},
-        {"LOCAL_WORLD_SIZE", std::to_string(plan.ranks_per_node)},
-        {"GROUP_RANK", std::to_string(rank / plan.ranks_per_node)},
-        {"MASTER_ADDR", "127.0.0.1"},
-        {"MASTER_PORT", port},
-        {"EZPZ_SYSTEM", system},
-    };
+    RankInfo identity;
+    identity.rank = rank;
+    identity.world_size = plan.total_ranks;
+    identity.local_rank = rank % plan.ranks_per_node;
+    identity.local_world_size = plan.ranks_per_node;
+    identity.node_rank = rank / plan.ranks_per_node;
+    child.set = rank_variables(identity);
+    child.set.insert(child.set.end(), {{"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}, {"EZPZ_SYSTEM", system}});
     ranks.push_back(std::move(child));
   }
   return supervise_processes(ranks, supervision);

@@ -10,6 +10,7 @@
 
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/hash.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/variable_refs.hpp"
@@ -156,15 +157,9 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
     out.notes.push_back("MASTER_PORT " + out.master_port + (job_id.empty() ? " (default)" : " derived from job id " + job_id));
   }
 
-  out.exports = {
-      {"RANK", std::to_string(rank.rank)},
-      {"LOCAL_RANK", std::to_string(rank.local_rank)},
-      {"WORLD_SIZE", std::to_string(rank.world_size)},
-      {"LOCAL_WORLD_SIZE", std::to_string(rank.local_world_size)},
-      {"NODE_RANK", std::to_string(rank.node_rank)},
-      {"MASTER_ADDR", out.master_addr},
-      {"MASTER_PORT", out.master_port},
-  };
+  out.exports = rank_variables(rank);
+  out.exports.emplace_back("MASTER_ADDR", out.master_addr);
+  out.exports.emplace_back("MASTER_PORT", out.master_port);
   if (out.device.visibility) out.exports.push_back(*out.device.visibility);
   out.exports.emplace_back("TORCH_DEVICE", out.device.torch_device);
   out.exports.emplace_back("TORCH_BACKEND", out.backend);

@@ -34,6 +34,8 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupMPI.hpp>
 #endif
 
+#include "ezpz/util/rank_variables.hpp"
+
 namespace ezpz::torch {
 namespace {
 
@@ -78,12 +80,17 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 
 // The environment given in InitOptions, checked by the same code as the process environment.
 Environment check_given(const Environment& given) {
-  const EnvLookup lookup = [&given](const std::string& name) -> std::optional<std::string> {
-    if (name == "RANK") return std::to_string(given.rank);
-    if (name == "WORLD_SIZE") return std::to_string(given.world_size);
-    if (name == "LOCAL_RANK") return std::to_string(given.local_rank);
-    if (name == "LOCAL_WORLD_SIZE") return std::to_string(given.local_world_size);
-    if (name == "NODE_RANK" && given.node_rank) return std::to_string(*given.node_rank);
+  RankInfo identity;
+  identity.rank = given.rank;
+  identity.world_size = given.world_size;
+  identity.local_rank = given.local_rank;
+  identity.local_world_size = given.local_world_size;
+  identity.node_rank = given.node_rank.value_or(0);
+  const auto identity_variables = core::rank_variables(identity);
+  const EnvLookup lookup = [&](const std::string& name) -> std::optional<std::string> {
+    for (const auto& [variable, value] : identity_variables) {
+      if (variable == name && (name != "NODE_RANK" || given.node_rank)) return value;
+    }
     if (name == "MASTER_ADDR") return given.master_addr;
     if (name == "MASTER_PORT") return std::to_string(given.master_port);
     if (name == "TORCH_DEVICE") return given.device;
