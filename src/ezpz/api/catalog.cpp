@@ -44,7 +44,7 @@ std::optional<Detection> Catalog::detect(const std::map<std::string, std::string
 std::optional<Detection> Catalog::detect_here() const {
   return detail::guarded([&] {
     std::lock_guard<std::mutex> lock(m_impl->mutex);
-    return core::detect_system(m_impl->catalog, core::DetectInput{core::process_env(), core::host_name()});
+    return core::detect_here(m_impl->catalog);
   });
 }
 

@@ -68,13 +68,20 @@ Node to_node(const Value& value, const std::string& path, const std::string& nam
   return node;
 }
 
-Spec read_spec(const Node& root, const std::string& path) {
+// A Spec from `read` (which reads the keys, reporting problems into the collector it is given); the
+// problems are kept for resolve and validate. `path`: the file, "" when not one.
+template <class Read>
+Spec make_spec(const std::string& path, Read&& read) {
   auto impl = std::make_shared<detail::SpecImpl>();
   impl->path = path;
   core::Diagnostics diagnostics;
-  impl->spec = core::read_job_spec(root, core::OriginKind::spec, diagnostics);
+  impl->spec = read(diagnostics);
   impl->problems = diagnostics.items();
   return detail::SpecImpl::make(std::move(impl));
+}
+
+Spec read_spec(const Node& root) {
+  return make_spec({}, [&](core::Diagnostics& d) { return core::read_job_spec(root, core::OriginKind::spec, d); });
 }
 
 core::ResolvedJob resolve_core(const detail::CatalogImpl& catalog, const Spec& spec, const ResolveOptions& options) {
@@ -94,9 +101,7 @@ core::ResolvedJob resolve_core(const detail::CatalogImpl& catalog, const Spec& s
   })
                                     : given;
   if (options.detect) {
-    request.detect = [&catalog] {
-      return core::detect_system(catalog.catalog, core::DetectInput{core::process_env(), core::host_name()});
-    };
+    request.detect = [&catalog] { return core::detect_here(catalog.catalog); };
   }
   return core::resolve_request(catalog.catalog, request, diagnostics);
 }
@@ -105,28 +110,23 @@ core::ResolvedJob resolve_core(const detail::CatalogImpl& catalog, const Spec& s
 
 Spec Spec::from_file(const std::string& path) {
   return detail::guarded([&] {
-    core::Diagnostics diagnostics;
-    auto impl = std::make_shared<detail::SpecImpl>();
-    impl->path = path == "-" ? std::string() : path;
-    impl->spec = core::load_job_spec(path, diagnostics);
-    impl->problems = diagnostics.items();
-    return detail::SpecImpl::make(std::move(impl));
+    return make_spec(path == "-" ? std::string() : path,
+                     [&](core::Diagnostics& d) { return core::load_job_spec(path, d); });
   });
 }
 
 Spec Spec::from_text(const std::string& yaml, const std::string& name) {
-  return detail::guarded([&] { return read_spec(core::parse_yaml(core::make_source(name, yaml)), std::string()); });
+  return detail::guarded([&] { return read_spec(core::parse_yaml(core::make_source(name, yaml))); });
 }
 
 Spec Spec::from_values(const Value& values, const std::string& name) {
-  if (values.type() != Value::Type::map) {
-    Diagnostic problem;
-    problem.where = name;
-    problem.message = "a job spec given as values must be a map of keys (nodes, run …)";
-    problem.text = "ezpz: " + name + ": error: " + problem.message + "\n";
-    throw Error({problem});
-  }
-  return detail::guarded([&] { return read_spec(to_node(values, "", name), std::string()); });
+  return detail::guarded([&] {
+    if (values.type() != Value::Type::map) {
+      throw core::UserError(core::SourceLoc{core::make_source(name, std::string()), 0, 0, 1},
+                            "a job spec given as values must be a map of keys (nodes, run …)");
+    }
+    return read_spec(to_node(values, "", name));
+  });
 }
 
 std::string Job::system() const {

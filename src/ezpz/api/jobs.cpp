@@ -15,8 +15,11 @@
 namespace ezpz {
 namespace {
 
-core::JobRef find(const detail::CatalogImpl& catalog, const JobQuery& query) {
-  return core::find_job(catalog.catalog, core::records_root(query.records_dir), query.job_id, query.system,
+// The job and its scheduler, looked up while holding the catalog (the scheduler's entry stays put).
+core::JobRef find(const Catalog& catalog, const JobQuery& query) {
+  auto& impl = detail::CatalogImpl::of(catalog);
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return core::find_job(impl->catalog, core::records_root(query.records_dir), query.job_id, query.system,
                         core::process_env(), core::host_name());
 }
 
@@ -38,13 +41,8 @@ Submission submit(const Job& job, const Script& script, ProcessRunner& runner, c
 }
 
 JobStatus status(const Catalog& catalog, const JobQuery& query, ProcessRunner& runner) {
-  auto& impl = detail::CatalogImpl::of(catalog);
   return detail::guarded([&] {
-    core::JobRef ref;
-    {
-      std::lock_guard<std::mutex> lock(impl->mutex);
-      ref = find(*impl, query);
-    }
+    core::JobRef ref = find(catalog, query);
     core::JobStatus found = core::query_status(*ref.scheduler, ref.job_id, runner);
     return JobStatus{found.job_id,          core::job_state_name(found.state),
                      found.done(),          found.exit_code,
@@ -53,15 +51,7 @@ JobStatus status(const Catalog& catalog, const JobQuery& query, ProcessRunner& r
 }
 
 std::string cancel(const Catalog& catalog, const JobQuery& query, ProcessRunner& runner) {
-  auto& impl = detail::CatalogImpl::of(catalog);
-  return detail::guarded([&] {
-    core::JobRef ref;
-    {
-      std::lock_guard<std::mutex> lock(impl->mutex);
-      ref = find(*impl, query);
-    }
-    return core::cancel_job(ref, runner);
-  });
+  return detail::guarded([&] { return core::cancel_job(find(catalog, query), runner); });
 }
 
 }  // namespace ezpz

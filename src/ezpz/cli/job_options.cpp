@@ -44,8 +44,4 @@ Environment Environment::from_process() {
       bin != nullptr && *bin != '\0' ? std::string(bin) : exe.string()};
 }
 
-std::optional<Detection> detect_here(const Catalog& catalog) {
-  return detect_system(catalog, DetectInput{process_env(), host_name()});
-}
-
 }  // namespace ezpz::core

@@ -35,7 +35,4 @@ struct Environment {
   static Environment from_process();
 };
 
-// Detection against the real machine (environment and hostname).
-std::optional<Detection> detect_here(const Catalog& catalog);
-
 }  // namespace ezpz::core

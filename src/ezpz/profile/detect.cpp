@@ -67,6 +67,10 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
   return std::nullopt;
 }
 
+std::optional<Detection> detect_here(const Catalog& catalog) {
+  return detect_system(catalog, DetectInput{process_env(), host_name()});
+}
+
 std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
                            const std::string& hostname) {
   if (!named.empty()) return named;

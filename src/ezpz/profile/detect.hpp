@@ -21,6 +21,9 @@ struct DetectInput {
 // profiles in name order. A fallback profile with no rules matches any machine.
 std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput& input);
 
+// Detection against this machine: the process environment and host_name().
+std::optional<Detection> detect_here(const Catalog& catalog);
+
 // The system a runtime command (exec, launch, setup_torch) runs on: `named` when not empty, else
 // $EZPZ_SYSTEM (which rendered scripts export), else detection with `env` and `hostname`. Throws
 // UserError when nothing matches.

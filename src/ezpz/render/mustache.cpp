@@ -148,8 +148,7 @@ class TemplateRenderer {
     if (depth > 16) throw UserError(name + ": Mustache partials nest more than 16 deep");
     std::vector<Token> tokens = tokenize(name, text);
     remove_standalone_lines(tokens);
-    size_t end = render_range(name, tokens, 0, tokens.size(), stack, out, depth);
-    (void)end;
+    render_range(name, tokens, 0, tokens.size(), stack, out, depth);
   }
 
  private:
@@ -184,8 +183,8 @@ class TemplateRenderer {
                     "' is not closed");
   }
 
-  size_t render_range(const std::string& name, const std::vector<Token>& tokens, size_t begin, size_t end,
-                      std::vector<const TemplateValue*>& stack, std::string& out, int depth) {
+  void render_range(const std::string& name, const std::vector<Token>& tokens, size_t begin, size_t end,
+                    std::vector<const TemplateValue*>& stack, std::string& out, int depth) {
     for (size_t i = begin; i < end; ++i) {
       const Token& token = tokens[i];
       switch (token.kind) {
@@ -235,7 +234,6 @@ class TemplateRenderer {
           break;
       }
     }
-    return end;
   }
 
   const std::map<std::string, std::string>& m_partials;

@@ -76,7 +76,7 @@ def setup_torch(port=None, seed=None, timeout=None, verbose=False, *, backend=No
     import torch
     import torch.distributed as dist
 
-    device = torch.device(_os.environ.get("TORCH_DEVICE") or setup["device"])
+    device = get_torch_device(as_torch_device=True)
     if device_id is not None and device.type != "cpu":
         device = torch.device(device.type, int(device_id))
     # The device is set before the process group: xccl on XPU, and nccl's first communicator, use it.
