@@ -33,6 +33,18 @@ def test_import_does_not_import_torch():
     assert out.strip() == "False"
 
 
+def test_setup_torch_keeps_the_users_device_and_says_when_torch_cannot_use_it():
+    # TORCH_DEVICE set by the user wins over the cpu this machine would give; Debian's torch has no XPU.
+    code = "import ezpz; ezpz.setup_torch()"
+    env = {**os.environ, "TORCH_DEVICE": "xpu:0", "EZPZ_SYSTEM": "local"}
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_RANK"):
+        env.pop(name, None)
+    answer = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert answer.returncode != 0
+    assert "this rank's device is xpu:0" in answer.stderr
+    assert "cannot use xpu devices" in answer.stderr
+
+
 def test_version_is_the_library_version():
     assert ezpz.version() == ezpz.__version__
     assert ezpz.version().count(".") == 2

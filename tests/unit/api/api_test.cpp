@@ -178,6 +178,18 @@ TEST(PublicApi, SubmitStatusAndCancelGoThroughTheCallersRunner) {
   }
 }
 
+TEST(PublicApi, TheRealRunnerTakesTheCommandsTimeLimit) {
+  // Without a timeout, $EZPZ_SCHEDULER_TIMEOUT as for the ezpz command (it was a fixed 120 s).
+  ::setenv("EZPZ_SCHEDULER_TIMEOUT", "0.2", 1);
+  auto runner = ezpz::make_process_runner();
+  ezpz::ProcessResult slow = runner->run({"sleep", "5"});
+  EXPECT_TRUE(slow.timed_out);
+  ::setenv("EZPZ_SCHEDULER_TIMEOUT", "soon", 1);
+  EXPECT_THROW(ezpz::make_process_runner(), ezpz::Error);
+  ::unsetenv("EZPZ_SCHEDULER_TIMEOUT");
+  EXPECT_FALSE(ezpz::make_process_runner(std::chrono::milliseconds(5000))->run({"true"}).timed_out);
+}
+
 TEST(PublicApi, RankSetupFromAGivenEnvironment) {
   ezpz::Catalog catalog(std::vector<std::string>{});
   ezpz::RankInfo rank = ezpz::discover_rank({{"OMPI_COMM_WORLD_RANK", "5"},
