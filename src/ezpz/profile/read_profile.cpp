@@ -77,9 +77,17 @@ struct Reader {
       }
     }
   }
-  void variables(std::vector<std::pair<std::string, std::string>>& target, const Node& node, std::string_view what) {
+  // A map of names to strings, in order. With `environment`, the names are environment variables.
+  void variables(std::vector<std::pair<std::string, std::string>>& target, const Node& node, std::string_view what,
+                 bool environment = false) {
     if (!expect_map(node, what, d)) return;
     for (const auto& entry : node.entries) {
+      if (environment && !valid_env_name(entry.key)) {
+        // The ranks would never see it, and it is a key of the resolved job's JSON.
+        d.error(entry.key_loc, "'" + std::string(what) + "' holds '" + printable(entry.key) + "', which is not a variable name",
+                "names are letters, digits and '_', not starting with a digit");
+        continue;
+      }
       if (entry.value.is_null()) continue;
       if (auto value = read_string(entry.value, std::string(what) + "." + entry.key, d))
         target.emplace_back(entry.key, *value);
@@ -370,9 +378,9 @@ void read_detect(DetectRules& detect, const Node& node, Reader& r) {
 void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
   read_section(node, "backend_env",
                {
-                   {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always"); }},
-                   {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node"); }},
-                   {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node"); }},
+                   {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always", true); }},
+                   {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node", true); }},
+                   {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node", true); }},
                    {"by_ranks_per_node",
                     [&](const Node& n) {
                       if (!expect_map(n, "backend_env.by_ranks_per_node", r.d)) return;
@@ -380,7 +388,7 @@ void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
                         Node key = make_scalar(entry.key, entry.key_loc);
                         auto ranks = read_int(key, "backend_env.by_ranks_per_node key (ranks per node)", 1, 4096, r.d);
                         std::vector<std::pair<std::string, std::string>> vars;
-                        r.variables(vars, entry.value, "backend_env.by_ranks_per_node." + entry.key);
+                        r.variables(vars, entry.value, "backend_env.by_ranks_per_node." + entry.key, true);
                         if (ranks) env.by_ranks_per_node[*ranks] = vars;
                       }
                     }},

@@ -3,6 +3,7 @@
 
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/hash.hpp"
+#include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 #include "ezpz/version.hpp"
 
@@ -33,9 +34,11 @@ JobSpec builtin_defaults(const std::string& spec_path) {
   return spec;
 }
 
+// Sets root.a.b for the key "a.b". Each part is escaped as a JSON pointer's token ('~' is "~0", '/' is
+// "~1"), so no name can make the pointer malformed.
 void set_path(json& root, const std::string& key, json value) {
-  std::string pointer = "/" + key;
-  std::replace(pointer.begin(), pointer.end(), '.', '/');
+  std::string pointer;
+  for (const auto& part : split(key, '.')) pointer += "/" + replace_all(replace_all(part, "~", "~0"), "/", "~1");
   root[json::json_pointer(pointer)] = std::move(value);
 }
 

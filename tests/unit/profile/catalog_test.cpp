@@ -120,6 +120,24 @@ TEST(Catalog, BrokenUserProfileReportsEveryProblemWithItsFile) {
   fs::remove_all(dir);
 }
 
+// Found by fuzz.profile: a backend_env name with '~' reached the resolved job's JSON as a malformed
+// pointer and ended the process (std::terminate). Such a name is now the profile's error, at its key.
+TEST(Catalog, BackendEnvNamesMustBeVariableNames) {
+  fs::path dir = temp_dir("backend-env");
+  write(dir / "odd.yaml", "extends: polaris\nbackend_env:\n  always:\n    FI_CXI_REG~STER: \"1\"\n    A/B: x\n");
+  Catalog catalog({dir.string()});
+  try {
+    catalog.system("odd");
+    FAIL();
+  } catch (const UserError& error) {
+    ASSERT_EQ(error.diagnostics().size(), 2u);
+    EXPECT_EQ(error.diagnostics()[0].loc.describe(), (dir / "odd.yaml").string() + ":4:5");
+    EXPECT_EQ(error.diagnostics()[0].message,
+              "'backend_env.always' holds 'FI_CXI_REG~STER', which is not a variable name");
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Catalog, DefaultSearchPathOrder) {
   auto path = Catalog::default_search_path("/a:/b:", "/home/u", "/opt/ezpz/bin");
   EXPECT_EQ(path, (std::vector<std::string>{"/a", "/b", "/home/u/.config/ezpz/systems",
