@@ -4,7 +4,8 @@
 # `ezpz exec`; submit --wait returns the job's exit code; status (text, --json, with stdin closed);
 # --hold; cancel of a held and of a running job; logs, logs --stderr and logs --follow (complete
 # output, for a spooled job and for Aurora's -k doe); --after with a parent that succeeds and one that
-# fails; a job over its walltime; the server's queue limits and an unknown queue.
+# fails; a job over its walltime; a job given by flags without a spec file; a batch script of the user's
+# own (record, status, logs, --wait, --hold, --after); the server's queue limits and an unknown queue.
 #   submit_test.sh SERVER_DIR EZPZ   (ctest: pbs.submit)
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -214,6 +215,51 @@ check "walltime: the server killed the job at its walltime ($((SECONDS - started
   test "$(pbs_attr "$over" Exit_status)" = -29
 check "walltime: status names it timeout (got '$(state_of "$over")', detail '$(status_field "$over" detail)')" \
   test "$(state_of "$over")" = timeout
+
+# --- a job without a spec file, and a batch script the user wrote (docs/jobs.md) ---
+# shellcheck disable=SC2016 # the ranks expand $RANK
+flagged=$(ezpz submit --system pbs -N 1 -t 5m -A MyProject --set ranks_per_node=2 --set "setup=export PATH=$bin:\$PATH" \
+  --wait -- bash -c 'echo rank $RANK of $WORLD_SIZE from flags' 2>"$workdir/flags.err" </dev/null)
+rc=$?
+check "no spec file: submit --wait with flags returns 0 (got $rc: $(tail -n 3 "$workdir/flags.err"))" test "$rc" -eq 0
+check "no spec file: the -A flag reached the server" test "$(pbs_attr "$flagged" Account_Name)" = MyProject
+ezpz logs "$flagged" >"$workdir/flags.log" 2>&1 </dev/null
+check "no spec file: the program after '--' ran as 2 ranks ($(head -c 300 "$workdir/flags.log"))" \
+  test "$(grep -c 'of 2 from flags' "$workdir/flags.log")" -eq 2
+ezpz submit --system pbs -t 5m -- true >/dev/null 2>"$workdir/flags-bad.err" </dev/null
+check "no spec file: a missing account is located at the flags' job ($(head -c 300 "$workdir/flags-bad.err"))" \
+  grep -q "account" "$workdir/flags-bad.err"
+
+cat >"$userdir/mine.sh" <<'SCRIPT'
+#!/bin/bash
+#PBS -N mine
+#PBS -A MyProject
+#PBS -l select=1
+#PBS -l walltime=00:05:00
+#PBS -o mine.out
+echo "my own script ran"
+exit 3
+SCRIPT
+chown "$EZPZ_PBS_USER:" "$userdir/mine.sh"
+before=$(md5sum <"$userdir/mine.sh")
+mine=$(ezpz submit mine.sh --wait 2>"$workdir/mine.err" </dev/null)
+rc=$?
+check "own script: submit --wait returns the script's exit code 3 (got $rc: $(tail -n 3 "$workdir/mine.err"))" test "$rc" -eq 3
+check "own script: the file is not rewritten" test "$(md5sum <"$userdir/mine.sh")" = "$before"
+check "own script: the record keeps a copy" cmp -s "$userdir/mine.sh" "$userdir/records/$mine/job.sh"
+check "own script: the record has the name of its -N directive" \
+  "$python" -c 'import json, sys; assert json.load(open(sys.argv[1]))["name"] == "mine"' "$userdir/records/$mine/record.json"
+check "own script: status says failed (got '$(state_of "$mine")')" test "$(state_of "$mine")" = failed
+ezpz logs "$mine" >"$workdir/mine.log" 2>&1 </dev/null
+check "own script: logs reads the -o path of its directive ($(head -c 200 "$workdir/mine.log"))" \
+  grep -q "my own script ran" "$workdir/mine.log"
+first=$(ezpz submit mine.sh --hold 2>"$workdir/mine-hold.err" </dev/null)
+check "own script: --hold holds it (got '$(state_of "$first")')" test "$(state_of "$first")" = held
+second=$(ezpz submit mine.sh --after "$first" 2>"$workdir/mine-after.err" </dev/null)
+check "own script: --after reaches qsub as a dependency ($(pbs_attr "$second" depend))" \
+  grep -q "afterok:$first" <<<"$(pbs_attr "$second" depend)"
+check "own script: cancel of the dependent job" ezpz cancel "$second"
+check "own script: cancel of the held job" ezpz cancel "$first"
 
 # --- the server's limits and queues: loud failures that keep the script ---
 ezpz submit ok.yaml --set queue=debug --set nodes=3 >"$workdir/limit.out" 2>"$workdir/limit.err" </dev/null

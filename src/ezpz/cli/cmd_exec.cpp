@@ -1,6 +1,7 @@
 // `ezpz exec -- CMD`: what every rank runs; sets rank, device, backend and rendezvous, then execs CMD.
 #include <memory>
 
+#include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 

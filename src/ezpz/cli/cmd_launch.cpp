@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/launch_failover.hpp"
 #include "ezpz/cli/runtime_command.hpp"

@@ -4,9 +4,12 @@
 #include <iostream>
 #include <memory>
 
+#include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_commands.hpp"
 #include "ezpz/profile/job_state.hpp"
+#include "ezpz/profile/detect.hpp"
+#include "ezpz/submit/batch_script.hpp"
 #include "ezpz/submit/submit.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
@@ -24,7 +27,60 @@ struct SubmitFlags {
   bool wait = false;
 };
 
+SubmitOptions submit_options(const SubmitFlags& flags) {
+  SubmitOptions options;
+  options.records_root = records_root(flags.records);
+  options.submit_dir = std::filesystem::current_path().string();
+  options.hold = flags.hold;
+  options.now_utc = iso_utc(std::time(nullptr));
+  return options;
+}
+
+// Prints the job id (stdout) and where its record is; with --wait, waits and returns the job's code.
+int submitted(const SubmitFlags& flags, const JobRecord& record, const Scheduler& scheduler, ProcessRunner& runner,
+              double poll) {
+  std::cout << record.job_id << std::endl;
+  std::cerr << "ezpz: submitted " << record.job_id << " (" << record.system << "); record in " << record.dir << "\n";
+  if (!flags.wait) return k_exit_ok;
+  JobStatus status = wait_for(scheduler, record.job_id, runner, poll);
+  int code = status.wait_exit_code();
+  std::cerr << "ezpz: job " << record.job_id << " " << job_state_name(status.state)
+            << (status.detail.empty() ? std::string() : " (" + status.detail + ")") << "; exit code " << code << "\n";
+  return code;
+}
+
+// `ezpz submit job.sh`: the user's own batch script, submitted as it is.
+int run_submit_script(const SubmitFlags& flags) {
+  const JobOptions& job = flags.job;
+  std::vector<std::string> ignored = job.assignments;
+  for (const auto& [key, value] : job.key_flags) {
+    if (!value.empty()) ignored.push_back(key);
+  }
+  if (!ignored.empty() || !program_after_separator().empty()) {
+    throw UserError(job.spec_path + " is a batch script: it is submitted as it is, and --set, -N, -t, -q, -A and a "
+                     "program after '--' do not apply to it; change the script, or write the job as a spec (ezpz init)");
+  }
+  Environment env = Environment::from_process();
+  ScriptSubmission script;
+  script.path = job.spec_path;
+  script.system = runtime_system(env.catalog, job.system, process_env(), host_name());
+  script.after = flags.after;
+  const Scheduler& scheduler = env.catalog.scheduler(env.catalog.system(script.system).scheduler);
+  std::vector<std::string> prefixes;
+  for (const auto& name : env.catalog.scheduler_names()) prefixes.push_back(env.catalog.scheduler(name).directive_prefix);
+  if (flags.dry_run) {
+    std::cout << "ezpz: would submit " << job.spec_path << " as it is with " << join(scheduler.submit, " ")
+              << " on system '" << script.system << "'" << std::endl;
+    return k_exit_ok;
+  }
+  double poll = flags.wait ? poll_seconds() : 0;  // a bad value stops here, before anything is submitted
+  SystemProcessRunner runner;
+  JobRecord record = submit_script(script, scheduler, prefixes, runner, submit_options(flags));
+  return submitted(flags, record, scheduler, runner, poll);
+}
+
 int run_submit(SubmitFlags flags) {
+  if (!flags.job.spec_path.empty() && is_batch_script(flags.job.spec_path)) return run_submit_script(flags);
   if (!flags.after.empty()) flags.job.assignments.push_back("after=[" + join(flags.after, ", ") + "]");
   Environment env = Environment::from_process();
   ResolvedJob job = flags.job.resolve_job(env.catalog);
@@ -34,21 +90,9 @@ int run_submit(SubmitFlags flags) {
     return k_exit_ok;
   }
   double poll = flags.wait ? poll_seconds() : 0;  // a bad value stops here, before anything is submitted
-  SubmitOptions options;
-  options.records_root = records_root(flags.records);
-  options.submit_dir = std::filesystem::current_path().string();
-  options.hold = flags.hold;
-  options.now_utc = iso_utc(std::time(nullptr));
   SystemProcessRunner runner;
-  JobRecord record = submit(job, script, runner, options);
-  std::cout << record.job_id << std::endl;
-  std::cerr << "ezpz: submitted " << record.job_id << " (" << job.profile->name << "); record in " << record.dir << "\n";
-  if (!flags.wait) return k_exit_ok;
-  JobStatus status = wait_for(*job.scheduler, record.job_id, runner, poll);
-  int code = status.wait_exit_code();
-  std::cerr << "ezpz: job " << record.job_id << " " << job_state_name(status.state)
-            << (status.detail.empty() ? std::string() : " (" + status.detail + ")") << "; exit code " << code << "\n";
-  return code;
+  JobRecord record = submit(job, script, runner, submit_options(flags));
+  return submitted(flags, record, *job.scheduler, runner, poll);
 }
 
 // "124 timeout, 137 out-of-memory, …": the fixed --wait codes of the job-state table.
@@ -67,7 +111,8 @@ std::string wait_codes_text() {
 
 void add_submit_command(CLI::App& app, CommandAction& action) {
   auto flags = std::make_shared<SubmitFlags>();
-  CLI::App* command = app.add_subcommand("submit", "Render, keep and submit a job (qsub/sbatch); print its job id");
+  CLI::App* command = app.add_subcommand(
+      "submit", "Render, keep and submit a job (qsub/sbatch), or submit a batch script as it is; print its job id");
   flags->job.add_to(*command);
   command->add_flag("--dry-run", flags->dry_run, "print the script and submit nothing (same as render)");
   command->add_flag("--hold", flags->hold, "submit the job held");
@@ -75,7 +120,10 @@ void add_submit_command(CLI::App& app, CommandAction& action) {
       ->type_name("JOBID");
   command->add_flag("--wait", flags->wait, "wait until the job ends; exit with its exit code");
   add_records_option(*command, flags->records);
-  command->footer("Only the job id goes to stdout. The script and the resolved job are kept in\n"
+  command->footer("A file whose first line is '#!' is a batch script: it is submitted unchanged on the system\n"
+                  "(--system, else detected), its directives give the record its job name and output paths, and\n"
+                  "--hold and --after are passed to qsub/sbatch.\n"
+                  "Only the job id goes to stdout. The script and the resolved job are kept in\n"
                   "~/.local/state/ezpz/jobs/<job id>/ (or --records, $EZPZ_RECORDS_DIR, $XDG_STATE_HOME/ezpz/jobs)\n"
                   "before anything is submitted, also when submission fails; status, logs and cancel find them from\n"
                   "any directory.\n"

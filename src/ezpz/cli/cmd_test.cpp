@@ -2,6 +2,7 @@
 // the ezpz binary itself never loads LibTorch.
 #include <memory>
 
+#include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 

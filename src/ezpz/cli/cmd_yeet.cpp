@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/util/exit_codes.hpp"

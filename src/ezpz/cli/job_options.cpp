@@ -6,11 +6,44 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
+#include "ezpz/cli/cli.hpp"
+
 namespace ezpz::core {
+namespace {
+
+// The common spec keys, each with a flag of its own: with `-- program` they make a job without a spec
+// file, and over a spec file they override it as --set would (docs/jobs.md, "Jobs without a spec file").
+struct KeyFlag {
+  const char* names;  // CLI11 names; the first is how messages locate the value
+  const char* key;
+  const char* type;
+  const char* help;
+};
+
+const KeyFlag k_key_flags[] = {
+    {"-N,--nodes", "nodes", "N", "number of nodes (the spec key nodes)"},
+    {"-t,--walltime", "walltime", "TIME", "walltime: 1h30m, 90m, 01:30:00 (the spec key walltime)"},
+    {"-q,--queue", "queue", "QUEUE", "queue (the spec key queue)"},
+    {"-A,--account", "account", "PROJECT", "project to charge (the spec key account)"},
+};
+
+std::string first_name(const char* names) {
+  std::string text = names;
+  return text.substr(0, text.find(','));
+}
+
+}  // namespace
 
 void JobOptions::add_to(CLI::App& command) {
-  command.add_option("spec", spec_path, "job spec file (YAML), or '-' for stdin")->required();
+  command.add_option("spec", spec_path,
+                     "job spec file (YAML), or '-' for stdin; without one, the job is the flags and the program "
+                     "after '--'");
   command.add_option("--system", system, "system profile to use (overrides the spec and detection)");
+  for (const auto& flag : k_key_flags) {
+    command.add_option(flag.names, key_flags[flag.key], flag.help)->type_name(flag.type);
+  }
   command.add_option("--set", assignments, "override a spec key: --set nodes=4 --set env.HF_HOME=/tmp/hf")
       ->type_name("KEY=VALUE")
       ->check(CLI::Validator(
@@ -23,12 +56,25 @@ void JobOptions::add_to(CLI::App& command) {
 }
 
 ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
+  std::vector<std::string> run = program.empty() ? program_after_separator() : program;
+  if (spec_path.empty() && run.empty()) {
+    throw UserError("no job: give a job spec file, or the job on the command line",
+                    "ezpz render job.yaml, or ezpz render --system polaris -N 2 -t 1h -A PROJECT -- python3 train.py; "
+                    "'ezpz init' writes a spec to start from");
+  }
   Diagnostics diagnostics;
   JobRequest request;
   request.spec_path = spec_path;
-  request.spec = load_job_spec(spec_path, diagnostics);
+  if (!spec_path.empty()) request.spec = load_job_spec(spec_path, diagnostics);
   request.assignments = assignments;
   request.system = system;
+  for (const auto& flag : k_key_flags) {
+    auto value = key_flags.find(flag.key);
+    if (value != key_flags.end() && !value->second.empty()) {
+      request.flags.push_back({flag.key, first_name(flag.names), value->second});
+    }
+  }
+  if (!run.empty()) request.flags.push_back({"run", "--", nlohmann::json(run).dump()});
   request.env = process_env();
   request.detect = [&catalog] { return detect_here(catalog); };
   return resolve_request(catalog, request, diagnostics);

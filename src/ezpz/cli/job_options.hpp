@@ -1,8 +1,10 @@
-// The options every job command shares (spec path, --system, --set) and the pipeline prefix they run.
+// The options every job command shares (spec path, --system, --set, the common keys' flags, the
+// program after `--`) and the pipeline prefix they run.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,15 +16,19 @@
 namespace ezpz::core {
 
 struct JobOptions {
-  std::string spec_path;
+  std::string spec_path;  // "" when the job is given by flags alone
   std::string system;
   std::vector<std::string> assignments;
+  std::map<std::string, std::string> key_flags;  // spec key → the text of its flag (-N 2: "nodes" → "2")
+  std::vector<std::string> program;              // after `--`: the spec key run
 
-  // Adds the positional spec path, --system and --set to `command`.
+  // Adds the positional spec path (optional), --system, --set and the common keys' flags to `command`.
   void add_to(CLI::App& command);
 
-  // load_job_spec, then resolve_request (resolve/pipeline.hpp) with EZPZ_* from the process environment. Throws
-  // UserError with every problem found in the spec, the overrides and the resolution together.
+  // The spec file when one was given, else an empty spec; then the flags and resolve_request
+  // (resolve/pipeline.hpp) with EZPZ_* from the process environment. Throws UserError with every
+  // problem found in the spec, the overrides and the resolution together, and when neither a spec
+  // file nor a program was given.
   ResolvedJob resolve_job(const Catalog& catalog) const;
 };
 

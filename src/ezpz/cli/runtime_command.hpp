@@ -27,7 +27,4 @@ int exec_program(const std::vector<std::string>& program);
 std::string companion_program(const Environment& env, const std::string& name, const char* variable,
                               const std::string& hint);
 
-// The words after the first "--" of the command line: the program a runtime command runs.
-const std::vector<std::string>& program_after_separator();
-
 }  // namespace ezpz::core

@@ -1,6 +1,7 @@
 // Finding, merging (extends:) and caching profiles; the compiled-in data is the last resort.
 #include "ezpz/profile/catalog.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -118,19 +119,23 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
   return *m_systems.emplace(name, std::move(profile)).first->second;
 }
 
+std::vector<std::string> Catalog::scheduler_names() const {
+  const std::string folder = "schedulers/";
+  std::vector<std::string> names;
+  for (const auto& embedded : embedded_files()) {
+    std::string path(embedded.path);
+    if (path.rfind(folder, 0) == 0) names.push_back(path.substr(folder.size(), path.size() - folder.size() - k_yaml.size()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& where) const {
   auto cached = m_schedulers.find(name);
   if (cached != m_schedulers.end()) return *cached->second;
   std::string path = "schedulers/" + name + k_yaml;
   const EmbeddedFile* file = find_embedded(path);
-  if (file == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& embedded : embedded_files()) {
-      std::string p(embedded.path);
-      if (p.rfind("schedulers/", 0) == 0) names.push_back(p.substr(11, p.size() - 11 - k_yaml.size()));
-    }
-    throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, names));
-  }
+  if (file == nullptr) throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, scheduler_names()));
   Diagnostics diagnostics;
   Node root = ProfileFile{make_source(path, std::string(file->text)), file->tree}.parse();
   auto scheduler = std::make_unique<Scheduler>(read_scheduler(root, name, diagnostics));

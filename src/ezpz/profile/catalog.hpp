@@ -29,6 +29,7 @@ class Catalog {
   // `where`, with a "did you mean") or broken (with every problem in it).
   const SystemProfile& system(const std::string& name, const SourceLoc& where = {}) const;
   const Scheduler& scheduler(const std::string& name, const SourceLoc& where = {}) const;
+  std::vector<std::string> scheduler_names() const;  // the compiled-in schedulers/<name>.yaml, sorted
   // The text of templates/<name>.sh.mustache.
   std::string template_text(const std::string& name) const;
 

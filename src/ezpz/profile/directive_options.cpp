@@ -16,10 +16,6 @@ bool blank(char c) {
   return std::isspace(static_cast<unsigned char>(c)) != 0;
 }
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 // The words of one line, consumed left to right as getopt consumes argv.
 struct LineParser {
   const OptionTable& table;
@@ -62,15 +58,18 @@ struct LineParser {
     if (value && is_list(spelled)) {
       bool any = false;
       for (const auto& item : split(*value, ',')) {
-        std::string name = trim(item.substr(0, item.find('=')));
+        size_t equals = item.find('=');
+        std::string name = trim(item.substr(0, equals));
         if (name.empty()) continue;
         std::string option = spelled + " " + name;
-        result.options.push_back({option, {name_of(option)}});
+        std::optional<std::string> item_value;
+        if (equals != std::string::npos) item_value = item.substr(equals + 1);
+        result.options.push_back({option, {name_of(option)}, item_value});
         any = true;
       }
       if (any) return;
     }
-    result.options.push_back({spelled, std::move(names)});
+    result.options.push_back({spelled, std::move(names), value});
   }
 
   // "-abc", "-N5", "-N 5": getopt's short options, each letter from the table.

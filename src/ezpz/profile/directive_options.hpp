@@ -1,6 +1,7 @@
 // Reading a directive line as the scheduler reads it: its words, then its options by the scheduler's table.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@ namespace ezpz::core {
 struct DirectiveOption {
   std::string spelled;               // as written: "-N", "--partitio", "-l walltime"
   std::vector<std::string> options;  // its one name ("--nodes"); every option an abbreviation may mean
+  std::optional<std::string> value;  // its value ("-l walltime=1:00:00": "1:00:00"); none for a flag
 };
 
 struct ParsedDirective {

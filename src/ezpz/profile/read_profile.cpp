@@ -561,6 +561,7 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                       }
                     }},
                    {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
+                   {"held_reasons", [&](const Node& n) { r.list(s.held_reasons, n, "held_reasons"); }},
                    {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
                    {"default_error", [&](const Node& n) { r.text(s.default_error, n, "default_error"); }},
                    {"output_note", [&](const Node& n) { r.text(s.output_note, n, "output_note"); }},

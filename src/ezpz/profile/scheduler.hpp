@@ -64,6 +64,7 @@ struct Scheduler {
   std::string status_fallback_format;
   std::map<std::string, JobState> states;     // scheduler state → ezpz's (profile/job_state.hpp)
   std::vector<std::string> never_starts;      // reasons of a pending job that will never start
+  std::vector<std::string> held_reasons;      // reasons of a pending job that is held (until released)
   std::vector<std::string> cancel;
   NodeStateQuery node_state;   // empty command: the scheduler cannot be asked
   std::string default_output;  // where output goes without `output:` ({name}, {job_number})

@@ -10,8 +10,10 @@ ResolvedJob resolve_request(const Catalog& catalog, const JobRequest& request, D
   if (request.env) inputs.env = read_env_overrides(request.env, diagnostics);
   for (const auto& assignment : request.assignments)
     apply_assignment(inputs.cli, assignment, request.assignments_source, OriginKind::cli, diagnostics);
-  if (!request.system.empty())
-    apply_value(inputs.cli, "system", make_source("--system", request.system, true), 0, OriginKind::cli, diagnostics);
+  std::vector<FlagValue> flags = request.flags;
+  if (!request.system.empty()) flags.push_back({"system", "--system", request.system});
+  for (const auto& flag : flags)
+    apply_value(inputs.cli, flag.key, make_source(flag.flag, flag.text, true), 0, OriginKind::cli, diagnostics);
   inputs.detect = request.detect ? request.detect : [] { return std::optional<Detection>(); };
   inputs.for_launch = request.for_launch;
   std::optional<ResolvedJob> job;

@@ -16,12 +16,21 @@
 
 namespace ezpz::core {
 
+// A spec key given by a flag of its own (`-N 2`, `--system aurora`, the program after `--`): messages
+// name the flag as the value's location.
+struct FlagValue {
+  std::string key;   // the spec key: "nodes", "run"
+  std::string flag;  // how messages name it: "-N", "--"
+  std::string text;  // the value as YAML text ("2", a flow list for `run`)
+};
+
 struct JobRequest {
   std::string spec_path;                     // the job file, for the default job name; "" when not a file
   JobSpec spec;                              // as loaded (load_job_spec, read_job_spec)
   std::vector<std::string> assignments;      // "KEY=VALUE", as --set takes them
   std::string assignments_source = "--set";  // how messages name them
   std::string system;                        // --system: wins over every layer; "" for none
+  std::vector<FlagValue> flags;              // after the assignments: a flag wins over --set
   EnvLookup env;                             // where EZPZ_* overrides are read; empty: none
   // Called only when no layer names a system; empty: no detection (the system must be named).
   std::function<std::optional<Detection>()> detect;

@@ -140,9 +140,12 @@ bool slurm_status(const Scheduler& scheduler, const SlurmFields& fields, JobStat
   std::string reason = reason_field != fields.end() && reason_field->second != "None" ? reason_field->second : "";
   if (!reason.empty()) status.detail = reason;
   const auto& never = scheduler.never_starts;
+  const auto& held = scheduler.held_reasons;
   if (status.state == JobState::queued && std::find(never.begin(), never.end(), reason) != never.end()) {
     status.state = JobState::not_run;
     status.detail = reason + ": Slurm will never start it (scancel it)";
+  } else if (status.state == JobState::queued && std::find(held.begin(), held.end(), reason) != held.end()) {
+    status.state = JobState::held;
   }
   const JobStateInfo& state = job_state_info(status.state);
   // Restarts=N counts the requeues (scontrol(1)); the current run counts when it started.

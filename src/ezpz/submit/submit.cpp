@@ -12,30 +12,7 @@
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
-namespace {
-
 namespace fs = std::filesystem;
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
-  return text;
-}
-
-// An output path as the scheduler will write it: Slurm's %j/%x, or the scheduler's default name ("" = none).
-std::string output_path(const Field<std::string>& spec_value, const std::string& default_path, const std::string& name,
-                        const std::string& job_id, const std::string& submit_dir) {
-  std::string path;
-  if (spec_value) {
-    path = replace_all(replace_all(spec_value->value, "%j", job_number(job_id)), "%x", name);
-  } else if (!default_path.empty()) {
-    path = replace_all(replace_all(default_path, "{job_number}", job_number(job_id)), "{name}", name);
-  } else {
-    return {};
-  }
-  return fs::path(path).is_absolute() ? path : (fs::path(submit_dir) / path).lexically_normal().string();
-}
-
-}  // namespace
 
 std::string job_number(const std::string& job_id) {
   size_t end = 0;
@@ -43,28 +20,22 @@ std::string job_number(const std::string& job_id) {
   return end == 0 ? job_id : job_id.substr(0, end);
 }
 
-JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& runner, const SubmitOptions& options) {
-  const Scheduler& scheduler = *job.scheduler;
-  if (scheduler.submit.empty()) {
-    throw UserError("system '" + job.profile->name + "' has no scheduler to submit to",
-                    "run it here: ezpz render SPEC | bash");
-  }
-  // The script and the resolved job are on disk before anything runs: nothing is lost on failure, and
-  // nothing is submitted without its record.
-  std::string pending = record_dir(options.records_root, "pending-" + job.hash + "-" + std::to_string(::getpid()));
-  std::string script_path = (fs::path(pending) / "job.sh").string();
+std::string begin_record(const SubmitOptions& options, const std::string& tag, const std::vector<KeptFile>& files) {
+  std::string pending = record_dir(options.records_root, "pending-" + tag + "-" + std::to_string(::getpid()));
   try {
     fs::create_directories(pending);
-    write_file_atomically(script_path, script.text, true);
-    write_file_atomically((fs::path(pending) / "job.json").string(), resolved_json(job, true).dump(2) + "\n");
+    for (const auto& file : files) {
+      write_file_atomically((fs::path(pending) / file.name).string(), file.text, file.executable);
+    }
   } catch (const fs::filesystem_error& error) {
     throw UserError("cannot keep the job's record in " + options.records_root + ": " + error.code().message(),
                     "nothing was submitted; choose a writable directory with --records DIR or $EZPZ_RECORDS_DIR");
   }
+  return pending;
+}
 
-  std::vector<std::string> argv = scheduler.submit;
-  if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
-  argv.push_back(fs::absolute(script_path).string());
+std::string run_submit_command(const Scheduler& scheduler, const std::vector<std::string>& argv, ProcessRunner& runner,
+                               const SubmitOptions& options, const std::string& kept_script) {
   ProcessResult result = runner.run(argv, options.submit_dir);
   if (result.timed_out) {
     // It may have queued the job before it hung: say what it printed, so nobody submits twice blindly.
@@ -73,26 +44,21 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
                     (printed.empty() ? "the job may or may not have been submitted: look in the queue before submitting again"
                                      : "it printed '" + printable(printed.substr(0, 200)) +
                                            "': the job may have been submitted; look in the queue before submitting again") +
-                        "; the script is kept at " + script_path);
+                        "; the script is kept at " + kept_script);
   }
-  if (result.exit_code != 0) throw UserError(failure_message(argv, result), "the rendered script is kept at " + script_path);
+  if (result.exit_code != 0) throw UserError(failure_message(argv, result), "the script is kept at " + kept_script);
   std::smatch match;
   std::string out = trim(result.out);
   std::string first_line = out.substr(0, out.find('\n'));
   if (!std::regex_match(first_line, match, std::regex(scheduler.job_id_pattern)) || match[1].str().empty()) {
-    throw UserError("cannot find a job id in what " + scheduler.submit[0] + " printed: '" + printable(out) + "'",
-                    "the job may have been submitted; the script is kept at " + script_path);
+    throw UserError("cannot find a job id in what " + argv[0] + " printed: '" + printable(out) + "'",
+                    "the job may have been submitted; the script is kept at " + kept_script);
   }
+  return match[1].str();
+}
 
-  JobRecord record;
-  record.job_id = match[1].str();
-  record.scheduler = scheduler.name;
-  record.system = job.profile->name;
-  record.name = job.spec.name->value;
+JobRecord file_record(JobRecord record, const std::string& pending, const SubmitOptions& options) {
   record.submit_dir = options.submit_dir;
-  record.submit_command = argv;
-  record.output = output_path(job.spec.output, scheduler.default_output, record.name, record.job_id, options.submit_dir);
-  record.error = output_path(job.spec.error, scheduler.default_error, record.name, record.job_id, options.submit_dir);
   record.submitted_at = options.now_utc;
   record.dir = record_dir(options.records_root, record.job_id);
   std::error_code error;
@@ -106,6 +72,46 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   if (error) record.dir = pending;
   write_file_atomically((fs::path(record.dir) / "record.json").string(), record.to_json().dump(2) + "\n");
   return record;
+}
+
+std::string output_path(const std::optional<std::string>& value, const std::string& default_path, const std::string& name,
+                        const std::string& job_id, const std::string& submit_dir) {
+  std::string path;
+  if (value) {
+    path = replace_all(replace_all(*value, "%j", job_number(job_id)), "%x", name);
+  } else if (!default_path.empty()) {
+    path = replace_all(replace_all(default_path, "{job_number}", job_number(job_id)), "{name}", name);
+  } else {
+    return {};
+  }
+  return fs::path(path).is_absolute() ? path : (fs::path(submit_dir) / path).lexically_normal().string();
+}
+
+JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& runner, const SubmitOptions& options) {
+  const Scheduler& scheduler = *job.scheduler;
+  if (scheduler.submit.empty()) {
+    throw UserError("system '" + job.profile->name + "' has no scheduler to submit to",
+                    "run it here: ezpz render SPEC | bash");
+  }
+  // The script and the resolved job are on disk before anything runs: nothing is lost on failure, and
+  // nothing is submitted without its record.
+  std::string pending = begin_record(options, job.hash,
+                                     {{"job.sh", script.text, true}, {"job.json", resolved_json(job, true).dump(2) + "\n"}});
+  std::string script_path = (fs::path(pending) / "job.sh").string();
+  std::vector<std::string> argv = scheduler.submit;
+  if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
+  argv.push_back(fs::absolute(script_path).string());
+
+  JobRecord record;
+  record.job_id = run_submit_command(scheduler, argv, runner, options, script_path);
+  record.scheduler = scheduler.name;
+  record.system = job.profile->name;
+  record.name = job.spec.name->value;
+  record.submit_command = argv;
+  auto value = [](const Field<std::string>& field) { return field ? std::optional(field->value) : std::nullopt; };
+  record.output = output_path(value(job.spec.output), scheduler.default_output, record.name, record.job_id, options.submit_dir);
+  record.error = output_path(value(job.spec.error), scheduler.default_error, record.name, record.job_id, options.submit_dir);
+  return file_record(record, pending, options);
 }
 
 }  // namespace ezpz::core

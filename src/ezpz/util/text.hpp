@@ -15,6 +15,9 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 // Numbers joined the same way: {1, 2, 4} with ", " is "1, 2, 4".
 std::string join(const std::vector<int>& numbers, std::string_view separator);
 std::string trim(std::string_view text);
+inline bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
 std::string to_upper(std::string_view text);
 // `text` with every `from` (not empty) replaced by `to`.
 std::string replace_all(std::string text, std::string_view from, std::string_view to);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core::yeet {
 namespace {
@@ -52,10 +53,6 @@ struct Move {
 
 [[noreturn]] void fail(string_view action, const std::string& path, int error) {
   throw UserError("cannot " + std::string(action) + " '" + path + "': " + std::generic_category().message(error));
-}
-
-bool starts_with(string_view text, string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
 }
 
 std::string without_trailing_slashes(std::string path) {

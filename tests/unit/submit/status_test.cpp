@@ -70,6 +70,9 @@ INSTANTIATE_TEST_SUITE_P(Schedulers, QueryStatus, ::testing::Values(
     Case{"slurm", {0, "JobId=42 JobName=t JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15\n", ""}, "timeout", 143},
     Case{"slurm", {0, "JobId=42 JobName=t JobState=OUT_OF_MEMORY Reason=OutOfMemory ExitCode=0:9\n", ""}, "out-of-memory", 137},
     Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=DependencyNeverSatisfied ExitCode=0:0\n", ""}, "not-run", -1},
+    // sbatch --hold: found by slurm.ezpz_submit, which saw 'queued'.
+    Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=JobHeldUser ExitCode=0:0\n", ""}, "held", -1},
+    Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=JobHeldAdmin ExitCode=0:0\n", ""}, "held", -1},
     Case{"slurm", {1, "", "slurm_load_jobs error: Invalid job id specified\n"}, "unknown", -1}));  // then sacct: no answer
 
 TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {

@@ -1,0 +1,68 @@
+// `ezpz init`: write a commented job spec for the detected (or named) system to start from.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/cli/job_options.hpp"
+#include "ezpz/profile/detect.hpp"
+#include "ezpz/render/starter_spec.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/file.hpp"
+
+namespace ezpz::core {
+namespace {
+
+struct InitFlags {
+  std::string system;
+  std::string file = "job.yaml";
+  bool force = false;
+};
+
+int run_init(const InitFlags& flags) {
+  Environment env = Environment::from_process();
+  std::string name = flags.system;
+  std::string why = "by --system";
+  if (name.empty()) {
+    auto detected = detect_here(env.catalog);
+    if (!detected) {
+      throw UserError("cannot tell which system this is", "name it: ezpz init --system NAME (ezpz systems list)");
+    }
+    name = detected->system;
+    why = "by detection (" + detected->reason + ")";
+  }
+  SourceLoc where;
+  if (!flags.system.empty()) where = SourceLoc{make_source("--system", name, true), 1, 1, static_cast<int>(name.size())};
+  const SystemProfile& profile = env.catalog.system(name, where);
+  std::string text = starter_spec(profile, why, flags.file == "-" ? "job.yaml" : flags.file);
+  if (flags.file == "-") {
+    std::cout << text << std::flush;
+    return k_exit_ok;
+  }
+  std::error_code error;
+  if (!flags.force && std::filesystem::exists(flags.file, error)) {
+    throw UserError(flags.file + " exists; ezpz init does not overwrite it",
+                    "choose another file name, or --force to replace it");
+  }
+  write_file_atomically(flags.file, text);
+  std::cerr << "ezpz: wrote " << flags.file << " for system '" << name << "' (" << why
+            << "); fill in what it marks, then: ezpz validate " << flags.file << "\n";
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void add_init_command(CLI::App& app, CommandAction& action) {
+  auto flags = std::make_shared<InitFlags>();
+  CLI::App* command = app.add_subcommand("init", "Write a commented job spec for this system to start from");
+  command->add_option("file", flags->file, "where to write it (default job.yaml; '-' for stdout)");
+  command->add_option("--system", flags->system, "the system to write it for (default: the one detected here)");
+  command->add_flag("--force", flags->force, "replace FILE when it exists");
+  command->footer("The spec has the system's required keys, default queue and filesystems filled in. A value only\n"
+                  "you know (your project) is left empty with a 'fill in' comment: ezpz validate reports it until\n"
+                  "it is filled. ezpz systems show NAME lists the system's queues and defaults.");
+  command->callback([&action, flags] { action = [flags] { return run_init(*flags); }; });
+}
+
+}  // namespace ezpz::core
