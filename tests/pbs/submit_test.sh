@@ -226,9 +226,9 @@ check "no spec file: the -A flag reached the server" test "$(pbs_attr "$flagged"
 ezpz logs "$flagged" >"$workdir/flags.log" 2>&1 </dev/null
 check "no spec file: the program after '--' ran as 2 ranks ($(head -c 300 "$workdir/flags.log"))" \
   test "$(grep -c 'of 2 from flags' "$workdir/flags.log")" -eq 2
-ezpz submit --system pbs -t 5m -- true >/dev/null 2>"$workdir/flags-bad.err" </dev/null
-check "no spec file: a missing account is located at the flags' job ($(head -c 300 "$workdir/flags-bad.err"))" \
-  grep -q "account" "$workdir/flags-bad.err"
+ezpz submit --system pbs -t 90 -- true >/dev/null 2>"$workdir/flags-bad.err" </dev/null
+check "no spec file: a bad flag value is located at the flag ($(head -c 300 "$workdir/flags-bad.err"))" \
+  grep -q "^ezpz: -t 90: error: invalid walltime" "$workdir/flags-bad.err"
 
 cat >"$userdir/mine.sh" <<'SCRIPT'
 #!/bin/bash
@@ -242,7 +242,7 @@ exit 3
 SCRIPT
 chown "$EZPZ_PBS_USER:" "$userdir/mine.sh"
 before=$(md5sum <"$userdir/mine.sh")
-mine=$(ezpz submit mine.sh --wait 2>"$workdir/mine.err" </dev/null)
+mine=$(ezpz submit mine.sh --system pbs --wait 2>"$workdir/mine.err" </dev/null)
 rc=$?
 check "own script: submit --wait returns the script's exit code 3 (got $rc: $(tail -n 3 "$workdir/mine.err"))" test "$rc" -eq 3
 check "own script: the file is not rewritten" test "$(md5sum <"$userdir/mine.sh")" = "$before"
@@ -253,9 +253,9 @@ check "own script: status says failed (got '$(state_of "$mine")')" test "$(state
 ezpz logs "$mine" >"$workdir/mine.log" 2>&1 </dev/null
 check "own script: logs reads the -o path of its directive ($(head -c 200 "$workdir/mine.log"))" \
   grep -q "my own script ran" "$workdir/mine.log"
-first=$(ezpz submit mine.sh --hold 2>"$workdir/mine-hold.err" </dev/null)
+first=$(ezpz submit mine.sh --system pbs --hold 2>"$workdir/mine-hold.err" </dev/null)
 check "own script: --hold holds it (got '$(state_of "$first")')" test "$(state_of "$first")" = held
-second=$(ezpz submit mine.sh --after "$first" 2>"$workdir/mine-after.err" </dev/null)
+second=$(ezpz submit mine.sh --system pbs --after "$first" 2>"$workdir/mine-after.err" </dev/null)
 check "own script: --after reaches qsub as a dependency ($(pbs_attr "$second" depend))" \
   grep -q "afterok:$first" <<<"$(pbs_attr "$second" depend)"
 check "own script: cancel of the dependent job" ezpz cancel "$second"

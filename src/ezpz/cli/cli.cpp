@@ -29,7 +29,7 @@ struct Command {
 };
 
 const Command k_commands[] = {
-    {"init", add_init_command},       {"render", add_render_command},   {"resolve", add_resolve_command},   {"validate", add_validate_command},
+    {"init", add_init_command},       {"doctor", add_doctor_command},     {"render", add_render_command},   {"resolve", add_resolve_command},   {"validate", add_validate_command},
     {"systems", add_systems_command}, {"schema", add_schema_command},     {"submit", add_submit_command},
     {"status", add_status_command},   {"cancel", add_cancel_command},     {"logs", add_logs_command},
     {"exec", add_exec_command},       {"launch", add_launch_command},     {"kill", add_kill_command},

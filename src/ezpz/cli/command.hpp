@@ -33,5 +33,6 @@ void add_logs_command(CLI::App& app, CommandAction& action);
 void add_hostlist_command(CLI::App& app, CommandAction& action);
 void add_yeet_command(CLI::App& app, CommandAction& action);
 void add_init_command(CLI::App& app, CommandAction& action);
+void add_doctor_command(CLI::App& app, CommandAction& action);
 
 }  // namespace ezpz::core

@@ -184,6 +184,8 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
              r.choice(kind, n, "launcher.kind", launcher_kind_names());
              launcher.kind = parse_launcher_kind(kind).value_or(launcher.kind);
            }},
+          {"family",
+           [&](const Node& n) { r.choice(launcher.family, n, "launcher.family", launcher_family_names()); }},
           {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
           {"multi_node_args", [&](const Node& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
           {"cpu_unit",
@@ -568,6 +570,7 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                    {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
                    {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
                    {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
+                   {"ping", [&](const Node& n) { r.list(s.ping, n, "ping"); }},
                    {"node_state", [&](const Node& n) { read_node_state(s.node_state, n, r); }},
                    {"options", [&](const Node& n) { read_options(s.options, n, r); }},
                    {"value_rules",

@@ -66,6 +66,7 @@ struct Scheduler {
   std::vector<std::string> never_starts;      // reasons of a pending job that will never start
   std::vector<std::string> held_reasons;      // reasons of a pending job that is held (until released)
   std::vector<std::string> cancel;
+  std::vector<std::string> ping;  // a cheap command that only succeeds when the scheduler answers (ezpz doctor)
   NodeStateQuery node_state;   // empty command: the scheduler cannot be asked
   std::string default_output;  // where output goes without `output:` ({name}, {job_number})
   std::string default_error;   // where stderr goes without `error:`; "" = into the output file

@@ -32,6 +32,8 @@ std::vector<std::string> launcher_kind_names() {
   return names;
 }
 
+std::vector<std::string> launcher_family_names() { return {"pals", "hydra", "openmpi", "srun", "local"}; }
+
 int NodeShape::usable_cores() const {
   int total = sockets * cores_per_socket;
   int reserved = static_cast<int>(

@@ -56,8 +56,14 @@ std::optional<LauncherKind> parse_launcher_kind(std::string_view name);
 // Every kind's name, in table order.
 std::vector<std::string> launcher_kind_names();
 
+// The MPI launchers a profile's `launcher.family` may name: which program answers `launcher.args`'
+// first word, and so which MPI libraries it can start (ezpz doctor: doctor/launcher_check.cpp).
+// "pals" (HPE PALS, Cray MPICH), "hydra" (MPICH), "openmpi", "srun", "local" (ezpz launch).
+std::vector<std::string> launcher_family_names();
+
 struct Launcher {
   LauncherKind kind = LauncherKind::mpiexec;
+  std::string family;  // one of launcher_family_names(); "" when the profile does not say
   std::vector<std::string> args;  // option groups with {placeholders}
   // Option groups added for jobs on more than one node (Frontier: --network=disable_rdzv_get).
   std::vector<std::string> multi_node_args;

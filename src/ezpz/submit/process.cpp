@@ -2,6 +2,8 @@
 // bounded, a time limit, and the whole process group killed when it runs out.
 #include "ezpz/submit/process.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/process.hpp>
 
@@ -70,8 +72,10 @@ SystemProcessRunner::SystemProcessRunner()
 
 ProcessResult SystemProcessRunner::run(const std::vector<std::string>& argv, const std::string& cwd) {
   ProcessResult result;
-  boost::filesystem::path program = argv.empty() ? boost::filesystem::path() : bp::search_path(argv[0]);
-  if (program.empty()) {
+  // A name with a '/' is a path, as execvp takes it; anything else is looked up on PATH.
+  boost::filesystem::path program;
+  if (!argv.empty()) program = argv[0].find('/') != std::string::npos ? boost::filesystem::path(argv[0]) : bp::search_path(argv[0]);
+  if (program.empty() || (argv[0].find('/') != std::string::npos && ::access(argv[0].c_str(), X_OK) != 0)) {
     result.exit_code = 127;
     result.err = (argv.empty() ? std::string("(nothing)") : argv[0]) + ": command not found";
     return result;

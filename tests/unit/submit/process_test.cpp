@@ -37,6 +37,16 @@ TEST(SystemProcessRunner, ExitCodesOutputAndStdin) {
 }
 
 // A stuck sbatch/qstat must not hang ezpz: killed at the limit with what it started, output kept.
+// A program named by its path runs as execvp would run it (ezpz doctor runs the profile's shell,
+// "/bin/bash -l"); before, only names on PATH ran and a path was "command not found".
+TEST(SystemProcessRunner, AProgramNamedByItsPathRuns) {
+  SystemProcessRunner runner(std::chrono::seconds(10));
+  ProcessResult result = runner.run({"/bin/sh", "-c", "echo by path"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "by path\n");
+  EXPECT_EQ(runner.run({"/nonexistent/program"}).exit_code, 127);
+}
+
 TEST(SystemProcessRunner, ATimeLimitStopsTheWholeProcessGroup) {
   std::string pid_file = ::testing::TempDir() + "ezpz-process-test-" + std::to_string(::getpid());
   auto start = std::chrono::steady_clock::now();

@@ -1,0 +1,167 @@
+// `ezpz doctor`: check this machine (and with --all-nodes every node of the allocation) for what makes
+// jobs fail before their first step (doctor/doctor.hpp, docs/doctor.md).
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "ezpz/cli/command.hpp"
+#include "ezpz/cli/job_options.hpp"
+#include "ezpz/doctor/doctor.hpp"
+#include "ezpz/profile/detect.hpp"
+#include "ezpz/runtime/allocation.hpp"
+#include "ezpz/runtime/launch.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/node_name.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz::core {
+namespace {
+
+// --all-nodes: the launch of every node's checks may take this long.
+constexpr std::chrono::seconds k_all_nodes_timeout{300};
+
+struct DoctorFlags {
+  JobOptions job;
+  bool json = false;
+  bool all_nodes = false;
+  bool node_checks = false;  // internal: one node's answer for --all-nodes
+  std::vector<std::string> binaries;
+  std::string python = "python3";
+};
+
+std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
+
+// The system checked against, and why: --system, $EZPZ_SYSTEM, the spec, else detection.
+void choose_system(const DoctorFlags& flags, const Catalog& catalog, DoctorInputs& inputs) {
+  if (!flags.job.system.empty()) {
+    inputs.system = flags.job.system;
+    inputs.system_why = "by --system";
+  } else if (auto named = setting(inputs.env, "EZPZ_SYSTEM")) {
+    inputs.system = *named;
+    inputs.system_why = "by EZPZ_SYSTEM";
+  } else if (inputs.job) {
+    inputs.system = inputs.job->profile->name;
+    inputs.system_why = "by the spec";
+  } else if (auto detected = detect_system(catalog, DetectInput{inputs.env, host_name()})) {
+    inputs.system = detected->system;
+    inputs.system_why = "by detection: " + detected->reason;
+  }
+  if (!inputs.system.empty()) (void)catalog.system(inputs.system);  // an unknown name is the user's error
+}
+
+int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std::vector<Finding>& findings,
+                 const nlohmann::json& extra) {
+  if (flags.json) {
+    nlohmann::json report = doctor_json(inputs, findings);
+    for (const auto& [key, value] : extra.items()) report[key] = value;
+    std::cout << report.dump(2) << std::endl;
+  } else {
+    std::cout << doctor_text(inputs, findings);
+    if (extra.contains("nodes")) {
+      std::cout << extra["nodes"].size() << " node(s) answered; "
+                << (extra["differences"].empty() ? "they agree on every node check\n" : "what differs between them:\n");
+      for (const auto& json : extra["differences"]) {
+        Finding finding = Finding::from_json(json);
+        std::cout << "  " << check_status_name(finding.status) << " " << finding.check << ": " << finding.finding << "\n";
+        if (!finding.remedy.empty()) std::cout << "        -> " << finding.remedy << "\n";
+      }
+    }
+  }
+  FindingCounts counts = count_findings(findings);
+  bool node_errors = false;
+  if (extra.contains("differences")) {
+    for (const auto& json : extra["differences"]) node_errors |= json["status"] == "error";
+  }
+  return counts.error > 0 || node_errors ? static_cast<int>(k_exit_user_error) : static_cast<int>(k_exit_ok);
+}
+
+// --all-nodes: every node's checks through the profile's launcher, one task per node.
+nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, const Environment& env) {
+  Allocation allocation = current_allocation(inputs.env);
+  if (allocation.hosts.empty()) {
+    throw UserError("--all-nodes checks the nodes of an allocation, and nothing names them here",
+                    "run it inside a job (PBS_NODEFILE, SLURM_JOB_NODELIST)");
+  }
+  if (inputs.system.empty()) throw UserError("--all-nodes needs a system profile", "name it with --system NAME");
+  LaunchRequest request;
+  request.system = inputs.system;
+  request.nodes = static_cast<long>(allocation.hosts.size());
+  request.per_node = true;
+  request.program = {env.ezpz_bin, "doctor", "--node-checks", "--system", inputs.system, "--python", flags.python};
+  for (const auto& binary : flags.binaries) request.program.insert(request.program.end(), {"--binary", binary});
+  if (!flags.job.spec_path.empty()) request.program.push_back(flags.job.spec_path);
+  LaunchPlan plan = plan_launch(*inputs.catalog, request, inputs.env, env.ezpz_bin);
+  std::cerr << "ezpz doctor: " << command_text(plan.argv) << "\n";
+  SystemProcessRunner runner(k_all_nodes_timeout);
+  ProcessResult result = runner.run(plan.argv);
+  std::vector<NodeFindings> answers = read_node_answers(result.out);
+  if (answers.empty()) {
+    throw UserError(failure_message(plan.argv, result) + "no node answered",
+                    "run the launch by hand to see why (ezpz launch --dry-run shows the launcher line)");
+  }
+  std::vector<std::string> hosts;
+  for (const auto& host : allocation.hosts) hosts.push_back(short_name(host));
+  for (auto& answer : answers) answer.node = short_name(answer.node);
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& answer : answers) nodes.push_back(answer.node);
+  nlohmann::json differences = nlohmann::json::array();
+  for (const auto& finding : node_differences(hosts, answers)) differences.push_back(finding.to_json());
+  return {{"nodes", nodes}, {"differences", differences}};
+}
+
+int run_doctor_command(const DoctorFlags& flags) {
+  Environment env = Environment::from_process();
+  DoctorInputs inputs;
+  inputs.catalog = &env.catalog;
+  inputs.env = process_env();
+  inputs.node = node_name(inputs.env);
+  SystemProcessRunner runner;  // each program the checks ask: $EZPZ_SCHEDULER_TIMEOUT, else 120 s
+  inputs.runner = &runner;
+  inputs.binaries = flags.binaries;
+  inputs.python = flags.python;
+  if (!flags.job.spec_path.empty()) inputs.job = flags.job.resolve_job(env.catalog);
+  choose_system(flags, env.catalog, inputs);
+  if (flags.node_checks) {
+    nlohmann::json answer = {{"node", inputs.node}, {"findings", nlohmann::json::array()}};
+    for (const auto& finding : run_doctor(inputs, true)) answer["findings"].push_back(finding.to_json());
+    std::cout << "ezpz-doctor " << answer.dump() << std::endl;
+    return k_exit_ok;
+  }
+  if (!flags.all_nodes) return print_report(flags, inputs, run_doctor(inputs, false), nlohmann::json::object());
+  std::vector<Finding> site;
+  for (const auto& finding : run_doctor(inputs, false)) {
+    bool per_node = std::any_of(doctor_checks().begin(), doctor_checks().end(),
+                                [&](const Check& check) { return check.per_node && finding.check == check.name; });
+    if (!per_node) site.push_back(finding);
+  }
+  return print_report(flags, inputs, site, all_nodes(flags, inputs, env));
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, CommandAction& action) {
+  auto flags = std::make_shared<DoctorFlags>();
+  CLI::App* command = app.add_subcommand(
+      "doctor", "Check this machine for what makes jobs fail before their first step, with a remedy for each");
+  command->add_option("spec", flags->job.spec_path, "a job spec: its nodes, modules, setup and stage are checked too");
+  command->add_option("--system", flags->job.system, "the system to check against (default: $EZPZ_SYSTEM, the spec, detection)");
+  command->add_option("--set", flags->job.assignments, "override a spec key, as for render")->type_name("KEY=VALUE");
+  command->add_flag("--json", flags->json, "print the report as JSON (docs/doctor.md)");
+  command->add_flag("--all-nodes", flags->all_nodes,
+                    "inside a job: run the node checks on every node through the launcher; print what differs");
+  command->add_option("--binary", flags->binaries, "a program whose MPI library is checked against the launcher (repeatable)");
+  command->add_option("--python", flags->python, "the Python whose mpi4py is checked (default python3)");
+  command->add_flag("--node-checks", flags->node_checks, "one node's answer for --all-nodes (internal)")->group("");
+  command->footer("Checks: " +
+                  [] {
+                    std::vector<std::string> names;
+                    for (const auto& check : doctor_checks()) names.emplace_back(check.name);
+                    return join(names, ", ");
+                  }() +
+                  ".\nEach reports ok, warn or error with a finding and a remedy. Exit code 0 unless a check found an "
+                  "error (1).");
+  command->callback([&action, flags] { action = [flags] { return run_doctor_command(*flags); }; });
+}
+
+}  // namespace ezpz::core

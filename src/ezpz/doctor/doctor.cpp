@@ -1,0 +1,143 @@
+// The doctor's table of checks, its reports, and the comparison of nodes for --all-nodes.
+#include "ezpz/doctor/doctor.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "ezpz/doctor/checks.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
+#include "ezpz/version.hpp"
+
+namespace ezpz::core {
+
+const std::vector<Check>& doctor_checks() {
+  static const std::vector<Check> k_checks = {
+      {"system", false, check_system},         {"scheduler", false, check_scheduler},
+      {"allocation", false, check_allocation}, {"launcher", true, check_launcher},
+      {"mpi", true, check_mpi_library},        {"devices", true, check_devices},
+      {"node-local", true, check_node_local},  {"modules", true, check_modules},
+      {"python", true, check_python},          {"rendezvous", true, check_rendezvous},
+  };
+  return k_checks;
+}
+
+const SystemProfile* checked_profile(const DoctorInputs& inputs) {
+  if (inputs.system.empty()) return nullptr;
+  return &inputs.catalog->system(inputs.system);
+}
+
+JobContext job_context(const DoctorInputs& inputs) {
+  for (const auto& name : inputs.catalog->scheduler_names()) {
+    const Scheduler& scheduler = inputs.catalog->scheduler(name);
+    auto variable = scheduler.job_env.find("job_id");
+    if (variable == scheduler.job_env.end()) continue;
+    if (auto id = setting(inputs.env, variable->second)) return {name, variable->second, *id};
+  }
+  return {};
+}
+
+Finding ok_finding(const char* check, std::string finding) { return {check, CheckStatus::ok, std::move(finding), ""}; }
+Finding warn_finding(const char* check, std::string finding, std::string remedy) {
+  return {check, CheckStatus::warn, std::move(finding), std::move(remedy)};
+}
+Finding error_finding(const char* check, std::string finding, std::string remedy) {
+  return {check, CheckStatus::error, std::move(finding), std::move(remedy)};
+}
+
+std::string first_line(const ProcessResult& result) {
+  std::string text = trim(result.out).empty() ? trim(result.err) : trim(result.out);
+  text = text.substr(0, text.find('\n'));
+  return printable(text.size() > 160 ? text.substr(0, 160) + "…" : text);
+}
+
+std::vector<Finding> run_doctor(const DoctorInputs& inputs, bool node_only) {
+  std::vector<Finding> findings;
+  for (const auto& check : doctor_checks()) {
+    if (node_only && !check.per_node) continue;
+    try {
+      auto found = check.run(inputs);
+      findings.insert(findings.end(), found.begin(), found.end());
+    } catch (const UserError& error) {
+      findings.push_back(error_finding(check.name, std::string("the check could not run: ") + error.what(),
+                                       "fix the problem it names, then run ezpz doctor again"));
+    }
+  }
+  return findings;
+}
+
+nlohmann::json doctor_json(const DoctorInputs& inputs, const std::vector<Finding>& findings) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& finding : findings) checks.push_back(finding.to_json());
+  FindingCounts counts = count_findings(findings);
+  return {{"version", 1},
+          {"ezpz", k_version},
+          {"node", inputs.node},
+          {"system", inputs.system.empty() ? nlohmann::json(nullptr) : nlohmann::json(inputs.system)},
+          {"findings", checks},
+          {"summary", {{"ok", counts.ok}, {"warn", counts.warn}, {"error", counts.error}}}};
+}
+
+std::string doctor_text(const DoctorInputs& inputs, const std::vector<Finding>& findings) {
+  std::ostringstream out;
+  out << "ezpz doctor on " << inputs.node << (inputs.system.empty() ? "" : " (system " + inputs.system + ")") << "\n";
+  for (const auto& finding : findings) {
+    std::string status = check_status_name(finding.status);
+    out << "  " << status << std::string(6 - status.size(), ' ') << finding.check << ": " << finding.finding << "\n";
+    if (!finding.remedy.empty()) out << "        -> " << finding.remedy << "\n";
+  }
+  FindingCounts counts = count_findings(findings);
+  out << counts.ok << " ok, " << counts.warn << " warning(s), " << counts.error << " error(s)\n";
+  return out.str();
+}
+
+std::vector<NodeFindings> read_node_answers(const std::string& out) {
+  const std::string marker = "ezpz-doctor ";
+  std::vector<NodeFindings> answers;
+  for (const auto& line : split(out, '\n')) {
+    if (!starts_with(line, marker)) continue;
+    nlohmann::json json = nlohmann::json::parse(line.substr(marker.size()), nullptr, false);
+    if (!json.is_object() || !json.contains("node") || !json.contains("findings")) continue;
+    NodeFindings node;
+    node.node = json["node"].is_string() ? json["node"].get<std::string>() : "";
+    try {
+      for (const auto& finding : json["findings"]) node.findings.push_back(Finding::from_json(finding));
+    } catch (const UserError&) {
+      continue;
+    }
+    answers.push_back(std::move(node));
+  }
+  return answers;
+}
+
+std::vector<Finding> node_differences(const std::vector<std::string>& hosts, const std::vector<NodeFindings>& answers) {
+  std::vector<Finding> differences;
+  for (const auto& host : hosts) {
+    bool answered = std::any_of(answers.begin(), answers.end(), [&](const NodeFindings& a) { return a.node == host; });
+    if (!answered) {
+      differences.push_back(error_finding("answer", host + " gave no answer",
+                                          "the node may be down or slow: look at it (ezpz launch --probe-timeout) before using it"));
+    }
+  }
+  // check name → status → (nodes, the first of their findings); in table order.
+  for (const auto& check : doctor_checks()) {
+    std::map<CheckStatus, std::pair<std::vector<std::string>, Finding>> by_status;
+    for (const auto& answer : answers) {
+      for (const auto& finding : answer.findings) {
+        if (finding.check != check.name) continue;
+        auto& group = by_status[finding.status];
+        if (group.first.empty()) group.second = finding;
+        if (std::find(group.first.begin(), group.first.end(), answer.node) == group.first.end()) group.first.push_back(answer.node);
+      }
+    }
+    if (by_status.size() < 2) continue;
+    for (auto& [status, group] : by_status) {
+      Finding finding = group.second;
+      finding.check = std::string(check.name) + " on " + join(group.first, ",");
+      differences.push_back(std::move(finding));
+    }
+  }
+  return differences;
+}
+
+}  // namespace ezpz::core

@@ -1,0 +1,68 @@
+// `ezpz doctor`: checks of the machine and the job's environment, each with a status, a finding and a
+// remedy (docs/doctor.md). The checks read what they need from DoctorInputs, so tests give them a
+// simulated site: its environment, a tree of device nodes, and a runner for the programs they ask.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ezpz/doctor/finding.hpp"
+#include "ezpz/profile/catalog.hpp"
+#include "ezpz/resolve/resolve.hpp"
+#include "ezpz/submit/process.hpp"
+#include "ezpz/util/env_lookup.hpp"
+
+namespace ezpz::core {
+
+struct DoctorInputs {
+  const Catalog* catalog = nullptr;
+  EnvLookup env;          // the process environment, or a simulated one
+  std::string node;       // this node's name (node_name())
+  std::string root = "/";  // where device nodes are looked for (tests: a fake tree)
+  ProcessRunner* runner = nullptr;  // for the programs the checks ask (with a time limit)
+  std::string system;     // the profile checked against; "" when none matched
+  std::string system_why;  // "by --system", "by detection (…)"
+  std::optional<ResolvedJob> job;     // when a spec was given: its keys are checked too
+  std::vector<std::string> binaries;  // programs whose MPI library is checked (--binary)
+  std::string python = "python3";     // the Python whose MPI library (mpi4py) is checked (--python)
+};
+
+// One check: its name, whether it is about the node (run on each node by --all-nodes) and its code.
+struct Check {
+  const char* name;
+  bool per_node;
+  std::vector<Finding> (*run)(const DoctorInputs& inputs);
+};
+
+// Every check, in the order doctor runs and prints them.
+const std::vector<Check>& doctor_checks();
+
+// Runs the checks (all, or with `node_only` those about the node). A check that throws is reported as
+// its own error finding; it never stops the others.
+std::vector<Finding> run_doctor(const DoctorInputs& inputs, bool node_only);
+
+// The report as `ezpz doctor --json` prints it (docs/doctor.md, docs/doctor.schema.json).
+nlohmann::json doctor_json(const DoctorInputs& inputs, const std::vector<Finding>& findings);
+
+// The report as text: one line per finding, its remedy below it, and a summary line.
+std::string doctor_text(const DoctorInputs& inputs, const std::vector<Finding>& findings);
+
+// --all-nodes: what each node found, by node name.
+struct NodeFindings {
+  std::string node;
+  std::vector<Finding> findings;
+};
+
+// Reads the answers of every node from the launcher's output: one line per node, "ezpz-doctor " and
+// a JSON object {"node": …, "findings": [...]}. Other lines are ignored.
+std::vector<NodeFindings> read_node_answers(const std::string& out);
+
+// What differs between nodes: for each check whose status is not the same on every node, one finding
+// per group of nodes with the same status, its check named "<check> on <nodes>". A node in `hosts`
+// that gave no answer is an error finding of its own.
+std::vector<Finding> node_differences(const std::vector<std::string>& hosts, const std::vector<NodeFindings>& answers);
+
+}  // namespace ezpz::core

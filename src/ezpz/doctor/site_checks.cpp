@@ -1,0 +1,177 @@
+// The checks about the site: which system this is, its scheduler, the allocation, the rendezvous.
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "ezpz/doctor/checks.hpp"
+#include "ezpz/profile/detect.hpp"
+#include "ezpz/runtime/allocation.hpp"
+#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
+
+namespace ezpz::core {
+namespace {
+
+std::string where_it_runs(const JobContext& job) {
+  return job.inside() ? "a compute node of job " + job.job_id + " (" + job.variable + ")"
+                      : "a login node (no job variable is set)";
+}
+
+// Whether `host` resolves here, and the error text when it does not.
+std::string resolve_problem(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  int code = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found != nullptr) ::freeaddrinfo(found);
+  return code == 0 ? std::string() : std::string(::gai_strerror(code));
+}
+
+// Whether a TCP port can be bound on every address here; the error text when it cannot.
+std::string bind_problem(long port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return std::strerror(errno);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  int code = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  std::string problem = code == 0 ? std::string() : std::string(std::strerror(errno));
+  ::close(fd);
+  return problem;
+}
+
+}  // namespace
+
+std::vector<Finding> check_system(const DoctorInputs& inputs) {
+  const char* name = "system";
+  JobContext job = job_context(inputs);
+  const SystemProfile* profile = checked_profile(inputs);
+  if (profile == nullptr) {
+    return {error_finding(name, "no system profile matches this machine, on " + where_it_runs(job),
+                          "name one with --system NAME (ezpz systems list), or add a profile (docs/adding-a-system.md)")};
+  }
+  std::vector<Finding> found;
+  std::string text = profile->name + " (" + inputs.system_why + "), on " + where_it_runs(job);
+  // A profile without a scheduler (local) runs anywhere, inside a job too.
+  if (job.inside() && job.scheduler != profile->scheduler && profile->scheduler != "none") {
+    found.push_back(error_finding(name, text + ", but " + profile->name + " submits with " + profile->scheduler,
+                                  "this is a " + job.scheduler + " job: choose a system of that scheduler with --system"));
+    return found;
+  }
+  auto detected = detect_system(*inputs.catalog, DetectInput{inputs.env, inputs.node});
+  if (detected && detected->system != profile->name) {
+    found.push_back(warn_finding(name, text + ", but this machine looks like " + detected->system + " (" + detected->reason + ")",
+                                 "check that --system or EZPZ_SYSTEM names the machine you are on"));
+    return found;
+  }
+  found.push_back(ok_finding(name, text));
+  return found;
+}
+
+std::vector<Finding> check_scheduler(const DoctorInputs& inputs) {
+  const char* name = "scheduler";
+  const SystemProfile* profile = checked_profile(inputs);
+  if (profile == nullptr) return {};
+  const Scheduler& scheduler = inputs.catalog->scheduler(profile->scheduler);
+  if (scheduler.ping.empty()) return {ok_finding(name, profile->name + " has no scheduler: jobs run here (ezpz launch)")};
+  auto started = std::chrono::steady_clock::now();
+  ProcessResult result = inputs.runner->run(scheduler.ping);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string command = command_text(scheduler.ping);
+  if (result.exit_code == 127) {
+    return {error_finding(name, scheduler.ping[0] + " is not on PATH: " + scheduler.name + "'s commands cannot be reached",
+                          "run on a login or compute node of " + profile->name + ", or load the scheduler's module")};
+  }
+  if (result.timed_out) {
+    return {error_finding(name, command + " did not answer in time",
+                          "the " + scheduler.name + " server may be down or unreachable: try again, then ask the site")};
+  }
+  if (result.exit_code != 0) {
+    return {error_finding(name, command + " failed (exit code " + std::to_string(result.exit_code) + "): " + first_line(result),
+                          "the " + scheduler.name + " server refused or is down: ask the site")};
+  }
+  char took[32];
+  std::snprintf(took, sizeof took, "%.2f", seconds);
+  return {ok_finding(name, command + " answered in " + took + " s")};
+}
+
+std::vector<Finding> check_allocation(const DoctorInputs& inputs) {
+  const char* name = "allocation";
+  JobContext job = job_context(inputs);
+  if (!job.inside()) return {ok_finding(name, "not inside a job: the allocation is checked inside one")};
+  Allocation allocation;
+  try {
+    allocation = current_allocation(inputs.env);
+  } catch (const UserError& error) {
+    return {error_finding(name, std::string("cannot read the allocation: ") + error.what(), "see the scheduler's job variables")};
+  }
+  size_t hosts = allocation.hosts.size();
+  if (hosts == 0) {
+    return {error_finding(name, "job " + job.job_id + " names no hosts (no PBS_NODEFILE or SLURM_JOB_NODELIST)",
+                          "run the check inside the job's batch script or an interactive job")};
+  }
+  std::string text = std::to_string(hosts) + " node(s) from " + allocation.hosts_from;
+  if (!inputs.job) return {ok_finding(name, text)};
+  const ResolvedJob& spec = *inputs.job;
+  long wanted = spec.spec.nodes->value;
+  std::string asks = "the spec asks for " + std::to_string(wanted) + " node(s) x " +
+                     std::to_string(spec.spec.ranks_per_node->value) + " rank(s)";
+  if (static_cast<size_t>(wanted) > hosts) {
+    return {error_finding(name, text + ", but " + asks, "ask the scheduler for " + std::to_string(wanted) +
+                                                            " nodes, or set nodes: " + std::to_string(hosts))};
+  }
+  if (static_cast<size_t>(wanted) < hosts) {
+    return {warn_finding(name, text + "; " + asks + ": the rest stay idle", "set nodes: " + std::to_string(hosts) + " to use them")};
+  }
+  return {ok_finding(name, text + "; " + asks)};
+}
+
+std::vector<Finding> check_rendezvous(const DoctorInputs& inputs) {
+  const char* name = "rendezvous";
+  const SystemProfile* profile = checked_profile(inputs);
+  if (profile == nullptr) return {};
+  JobContext job = job_context(inputs);
+  std::string first = inputs.node;
+  if (job.inside()) {
+    try {
+      Allocation allocation = current_allocation(inputs.env);
+      if (!allocation.hosts.empty()) first = allocation.hosts.front();
+    } catch (const UserError&) {
+      // check_allocation reports it
+    }
+  }
+  std::string host = setting(inputs.env, "MASTER_ADDR").value_or(master_addr_for(profile->master_addr, first));
+  std::vector<Finding> found;
+  if (std::string problem = resolve_problem(host); !problem.empty()) {
+    found.push_back(error_finding(name, "the rendezvous host " + host + " does not resolve here: " + problem,
+                                  "set master_addr in the profile, or MASTER_ADDR, to a name every node resolves"));
+    return found;
+  }
+  long port = 0;
+  if (auto given = setting(inputs.env, "MASTER_PORT")) {
+    port = std::atol(given->c_str());
+  } else if (profile->master_port) {
+    port = *profile->master_port;
+  } else {
+    port = port_for_job(job.job_id);
+  }
+  std::string text = "rendezvous at " + host + ":" + std::to_string(port);
+  if (port <= 0 || port > 65535) {
+    found.push_back(error_finding(name, text + ": not a port", "set MASTER_PORT to a number from 1024 to 65535"));
+  } else if (std::string problem = bind_problem(port); !problem.empty()) {
+    found.push_back(warn_finding(name, text + ": the port cannot be bound here (" + problem + ")",
+                                 "another process holds it; if it is not an earlier run of this job, set MASTER_PORT"));
+  } else {
+    found.push_back(ok_finding(name, text + ": the host resolves and the port is free"));
+  }
+  return found;
+}
+
+}  // namespace ezpz::core
