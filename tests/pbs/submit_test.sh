@@ -261,6 +261,13 @@ check "own script: --after reaches qsub as a dependency ($(pbs_attr "$second" de
 check "own script: cancel of the dependent job" ezpz cancel "$second"
 check "own script: cancel of the held job" ezpz cancel "$first"
 
+# --- ezpz doctor asks the real server (qstat -B) ---
+ezpz doctor --system pbs --json >"$workdir/doctor.json" 2>"$workdir/doctor.err" </dev/null
+check "doctor: the scheduler check got the server's answer ($(head -c 300 "$workdir/doctor.json"))" \
+  "$python" -c 'import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["check"] == "scheduler"][0]
+assert f["status"] == "ok" and f["finding"].startswith("qstat -B answered"), f' "$workdir/doctor.json"
+
 # --- the server's limits and queues: loud failures that keep the script ---
 ezpz submit ok.yaml --set queue=debug --set nodes=3 >"$workdir/limit.out" 2>"$workdir/limit.err" </dev/null
 rc=$?

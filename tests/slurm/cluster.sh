@@ -269,9 +269,21 @@ EnforcePartLimits=ALL
 InactiveLimit=0
 Waittime=0
 MailProg=/bin/true
+# Each task on node N also gets the variables in etc/task-env/N, when a test writes that file: how a
+# test makes one node differ from another (ezpz doctor --all-nodes). Slurm applies a TaskProlog's
+# "export NAME=value" lines to the task (slurm.conf(5), TaskProlog).
+TaskProlog=$dir/etc/task-prolog.sh
 NodeName=${nodes[0]:0:1}[${nodes[0]:1}-${last_node:1}] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$port_first-$port_last] CPUs=$cpus_per_node RealMemory=$memory State=UNKNOWN
 PartitionName=debug Nodes=${nodes[0]:0:1}[${nodes[0]:1}-${last_node:1}] Default=YES MaxTime=INFINITE State=UP
 EOF
+  cat >"$dir/etc/task-prolog.sh" <<PROLOG
+#!/bin/sh
+env_file=$dir/etc/task-env/\$SLURMD_NODENAME
+if [ -r "\$env_file" ]; then cat "\$env_file"; fi
+exit 0
+PROLOG
+  chmod 0755 "$dir/etc/task-prolog.sh"
+  mkdir -p "$dir/etc/task-env"
   env_lines >"$dir/env"
 
   spawn munged munged setpriv --reuid=munge --regid=munge --init-groups \

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `ezpz doctor --all-nodes` in a real 2-node Slurm job where one node differs: the cluster's TaskProlog
+# gives node n2's tasks one GPU where n1's have two (CUDA_VISIBLE_DEVICES), against a profile of
+# 2 GPUs per node. The node checks run once per node through srun, and only the devices check, which
+# differs, is printed, with each group of nodes; the scheduler check answers against the real slurmctld.
+#   doctor_test.sh CLUSTER_DIR EZPZ
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
+source "$here/../e2e/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$here/lib.sh"
+cluster=$1
+ezpz=$2
+enter_cluster "$cluster"
+trap 'rm -f "$cluster/etc/task-env/n1" "$cluster/etc/task-env/n2"; rm -rf "$workdir"' EXIT
+
+mkdir -p "$workdir/systems"
+cat >"$workdir/systems/gpuslurm.yaml" <<'YAML'
+extends: slurm
+node: {devices: {kind: cuda, count: 2, visibility: CUDA_VISIBLE_DEVICES}}
+YAML
+echo "export CUDA_VISIBLE_DEVICES=0,1" >"$cluster/etc/task-env/n1"
+echo "export CUDA_VISIBLE_DEVICES=0" >"$cluster/etc/task-env/n2"
+
+cat >"$workdir/job.sh" <<JOB
+#!/bin/bash
+#SBATCH -J ezpz-doctor -p debug -N 2 -t 5 -o $workdir/job.out
+export EZPZ_SYSTEMS_PATH=$workdir/systems MASTER_ADDR=127.0.0.1 PATH=/usr/bin:/bin:\$PATH
+"$ezpz" doctor --all-nodes --system gpuslurm --json >"$workdir/report.json" 2>"$workdir/doctor.err"
+echo "doctor json exit \$?"
+"$ezpz" doctor --all-nodes --system gpuslurm >"$workdir/report.txt" 2>&1
+echo "doctor text exit \$?"
+JOB
+job=$(sbatch --parsable "$workdir/job.sh")
+check "submitted a 2-node job ($job)" test -n "$job"
+[[ -n $job ]] || finish
+for _ in $(seq 240); do
+  [[ -z $(squeue -h -j "$job" -o %T 2>/dev/null) ]] && break
+  sleep 0.5
+done
+check "doctor exits 0: a node with fewer devices is a warning ($(cat "$workdir/job.out" "$workdir/doctor.err" 2>/dev/null | tail -n 5))" \
+  grep -qx "doctor json exit 0" "$workdir/job.out"
+report() { "$python" -c "import json, sys; r = json.load(open('$workdir/report.json')); print(eval(sys.argv[1]))" "$1" 2>/dev/null; }
+check "both nodes answered (got $(report 'r["nodes"]'))" test "$(report 'sorted(r["nodes"])')" = "['n1', 'n2']"
+check "the node checks ran through srun, one task per node ($(head -n 1 "$workdir/doctor.err"))" \
+  grep -q "^ezpz doctor: srun .* -N 2 -n 2 .*doctor --node-checks" "$workdir/doctor.err"
+check "only the devices check differs (got $(report '[d["check"] for d in r["differences"]]'))" \
+  test "$(report 'sorted(d["check"] for d in r["differences"])')" = "['devices on n1', 'devices on n2']"
+check "n2 is the warning, with its finding" \
+  test "$(report '[(d["status"], "sees 1 x cuda" in d["finding"]) for d in r["differences"] if d["check"] == "devices on n2"]')" = "[('warn', True)]"
+check "n1 is ok" test "$(report '[d["status"] for d in r["differences"] if d["check"] == "devices on n1"]')" = "['ok']"
+check "the scheduler check asked the real slurmctld ($(report '[f["finding"] for f in r["findings"] if f["check"] == "scheduler"]'))" \
+  test "$(report '[f["status"] for f in r["findings"] if f["check"] == "scheduler"]')" = "['ok']"
+check "the site checks are not repeated per node" test "$(report 'sorted(f["check"] for f in r["findings"])')" = "['allocation', 'scheduler', 'system']"
+check "the text report says what differs ($(tail -n 4 "$workdir/report.txt"))" \
+  bash -c "grep -q 'what differs between them' '$workdir/report.txt' && grep -q 'warn devices on n2: sees 1 x cuda' '$workdir/report.txt'"
+finish
