@@ -127,8 +127,11 @@ PATH=$workdir/bin:$PATH doctor --system drhydra --binary /bin/true
 expect launcher error "mpiexec on PATH is Open MPI, but drhydra launches with MPICH Hydra" "Open MPI's mpiexec for a hydra profile"
 expect mpi ok "links no MPI library" "a program without MPI"
 profile drnofamily "extends: local" "launcher: {family: null, kind: mpiexec, args: ['mpiexec -n {total_ranks}']}"
-PATH=$workdir/bin:$PATH doctor --system drnofamily
+PATH=$workdir/bin:$PATH doctor --system drnofamily --binary hello-mpich
 expect launcher warn "does not name its family" "a profile without launcher.family"
+expect mpi warn "links mpich" "an MPI program where the profile names no launcher family"
+PATH=$workdir/bin:$PATH doctor --system drhydra --binary "$workdir/no-such-program"
+expect mpi error "ldd $workdir/no-such-program failed" "a program that does not exist"
 rm -f bin/mpiexec  # a link to a real mpiexec: writing through it would replace that
 printf '#!/bin/sh\necho "mpiexec 1.0"\n' >bin/mpiexec && chmod +x bin/mpiexec
 PATH=$workdir/bin:$PATH doctor --system drhydra
@@ -192,6 +195,8 @@ doctor mod.yaml
 expect modules error "has no module command" "modules without a module command"
 BASH_ENV=$workdir/module-init.sh doctor mod.yaml
 expect modules error "MODULEPATH is not set" "a module command without MODULEPATH (non-login shell)"
+BASH_ENV=$workdir/module-init.sh doctor --system drmod
+expect modules warn "MODULEPATH is not set" "a module command without MODULEPATH, no modules needed"
 BASH_ENV=$workdir/module-init.sh MODULEPATH=$workdir/modulefiles doctor mod-missing.yaml
 expect modules error "not found on MODULEPATH: torchmod/9.9" "a module that does not exist"
 BASH_ENV=$workdir/module-init.sh MODULEPATH=$workdir/modulefiles doctor mod.yaml
@@ -239,6 +244,8 @@ sleep 0.5
 MASTER_PORT=29533 doctor --system local
 expect rendezvous warn "29533: the port cannot be bound here" "a port another process holds"
 kill "$holder"
+MASTER_PORT=99999 doctor --system local
+expect rendezvous error "99999: not a port" "a port number out of range"
 MASTER_PORT=29533 doctor --system local
 expect rendezvous ok "the host resolves and the port is free" "a free port"
 finish

@@ -1,0 +1,68 @@
+// ezpz doctor's pure parts: finding JSON, the nodes' answers and what differs between nodes.
+#include "ezpz/doctor/doctor.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ezpz::core {
+namespace {
+
+Finding finding(const std::string& check, CheckStatus status, const std::string& text) {
+  return {check, status, text, status == CheckStatus::ok ? "" : "do something"};
+}
+
+std::string answer_line(const std::string& node, const std::vector<Finding>& findings) {
+  nlohmann::json json = {{"node", node}, {"findings", nlohmann::json::array()}};
+  for (const auto& f : findings) json["findings"].push_back(f.to_json());
+  return "ezpz-doctor " + json.dump() + "\n";
+}
+
+TEST(Doctor, FindingsRoundTripThroughJson) {
+  Finding original = finding("devices", CheckStatus::warn, "sees 1 x cuda");
+  Finding back = Finding::from_json(original.to_json());
+  EXPECT_EQ(back.check, "devices");
+  EXPECT_EQ(back.status, CheckStatus::warn);
+  EXPECT_EQ(back.finding, "sees 1 x cuda");
+  EXPECT_EQ(back.remedy, "do something");
+  EXPECT_THROW(Finding::from_json({{"check", "x"}, {"status", "bad"}, {"finding", ""}, {"remedy", ""}}), UserError);
+  EXPECT_THROW(Finding::from_json(nlohmann::json::object()), UserError);
+}
+
+TEST(Doctor, OnlyChecksWhoseStatusDiffersAreReportedWithTheirNodes) {
+  std::string out = "srun: some noise\n" +
+                    answer_line("n1", {finding("devices", CheckStatus::ok, "sees 2"), finding("python", CheckStatus::ok, "a")}) +
+                    answer_line("n2", {finding("devices", CheckStatus::warn, "sees 1"), finding("python", CheckStatus::ok, "b")}) +
+                    answer_line("n3", {finding("devices", CheckStatus::ok, "sees 2"), finding("python", CheckStatus::ok, "a")}) +
+                    "ezpz-doctor {not json\n";
+  auto answers = read_node_answers(out);
+  ASSERT_EQ(answers.size(), 3u);
+  auto differences = node_differences({"n1", "n2", "n3"}, answers);
+  ASSERT_EQ(differences.size(), 2u) << "python's findings differ in text only: the same status everywhere";
+  EXPECT_EQ(differences[0].check, "devices on n1,n3");
+  EXPECT_EQ(differences[0].status, CheckStatus::ok);
+  EXPECT_EQ(differences[1].check, "devices on n2");
+  EXPECT_EQ(differences[1].finding, "sees 1");
+}
+
+TEST(Doctor, ANodeWithoutAnAnswerIsAnError) {
+  auto answers = read_node_answers(answer_line("n1", {finding("devices", CheckStatus::ok, "sees 2")}));
+  auto differences = node_differences({"n1", "n2"}, answers);
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].status, CheckStatus::error);
+  EXPECT_EQ(differences[0].finding, "n2 gave no answer");
+}
+
+TEST(Doctor, EveryCheckHasAUniqueNameAndTheCountsMakeTheExitStatus) {
+  std::vector<std::string> names;
+  for (const auto& check : doctor_checks()) {
+    EXPECT_EQ(std::count(names.begin(), names.end(), check.name), 0) << check.name;
+    names.emplace_back(check.name);
+  }
+  FindingCounts counts = count_findings({finding("a", CheckStatus::ok, ""), finding("b", CheckStatus::warn, ""),
+                                         finding("c", CheckStatus::error, ""), finding("d", CheckStatus::error, "")});
+  EXPECT_EQ(counts.ok, 1);
+  EXPECT_EQ(counts.warn, 1);
+  EXPECT_EQ(counts.error, 2);
+}
+
+}  // namespace
+}  // namespace ezpz::core
