@@ -31,13 +31,7 @@ echo "doctor json exit \$?"
 "$ezpz" doctor --all-nodes --system gpuslurm >"$workdir/report.txt" 2>&1
 echo "doctor text exit \$?"
 JOB
-job=$(sbatch --parsable "$workdir/job.sh")
-check "submitted a 2-node job ($job)" test -n "$job"
-[[ -n $job ]] || finish
-for _ in $(seq 240); do
-  [[ -z $(squeue -h -j "$job" -o %T 2>/dev/null) ]] && break
-  sleep 0.5
-done
+run_batch_job "$workdir/job.sh" "a 2-node job"
 check "doctor exits 0: a node with fewer devices is a warning ($(cat "$workdir/job.out" "$workdir/doctor.err" 2>/dev/null | tail -n 5))" \
   grep -qx "doctor json exit 0" "$workdir/job.out"
 report() { "$python" -c "import json, sys; r = json.load(open('$workdir/report.json')); print(eval(sys.argv[1]))" "$1" 2>/dev/null; }

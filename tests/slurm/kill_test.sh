@@ -28,13 +28,7 @@ wait
 echo "launch exit \$?"
 JOB
 
-job=$(sbatch --parsable "$workdir/job.sh")
-check "submitted a 2-node job ($job)" test -n "$job"
-[[ -n $job ]] || finish
-for _ in $(seq 240); do
-  [[ -z $(squeue -h -j "$job" -o %T 2>/dev/null) ]] && break
-  sleep 0.5
-done
+run_batch_job "$workdir/job.sh" "a 2-node job"
 files=("$pids"/*)
 check "the 4 ranks had started on both nodes (${files[*]##*/})" \
   test "$(printf '%s\n' "${files[@]##*/}" | cut -d. -f2 | sort -u | wc -l)" -eq 2 -a "${#files[@]}" -eq 4

@@ -51,3 +51,15 @@ wait_job_done() {
   done
   return 1
 }
+
+# run_batch_job SCRIPT WHAT: submits SCRIPT with sbatch, checks that it was taken, and waits up to two
+# minutes until Slurm no longer lists it. Sets $job (empty when sbatch refused it, and the test ends).
+run_batch_job() {
+  job=$(sbatch --parsable "$1")
+  check "submitted $2 ($job)" test -n "$job"
+  [[ -n $job ]] || finish
+  for _ in $(seq 240); do
+    [[ -z $(squeue -h -j "$job" -o %T 2>/dev/null) ]] && break
+    sleep 0.5
+  done
+}
