@@ -38,6 +38,11 @@ check "user error exits 1" test $? -eq 1
 check "nothing on stdout after an error" test ! -s "$workdir/out"
 check "the error names the problem" grep -q "over the limit of queue 'debug'" "$workdir/err"
 
+# A repeatable option before the spec does not take the spec as one more value (CLI11 would, with the
+# spec positional optional).
+check "--set before the spec" "$ezpz" validate --system aurora --set nodes=2 "$workdir/job.yaml"
+check "--after before the spec" bash -c "'$ezpz' submit --dry-run --system aurora --after 12.x '$workdir/job.yaml' | grep -q 'depend=afterok:12.x'"
+
 "$ezpz" render --no-such-flag >/dev/null 2>&1
 check "usage error exits 2" test $? -eq 2
 "$ezpz" render "$workdir/job.yaml" --set nodes >/dev/null 2>&1

@@ -185,7 +185,19 @@ fi
 # --- modules: no module command, one without MODULEPATH, missing and found modules ---
 mkdir -p modulefiles/torchmod
 : >modulefiles/torchmod/2.1.lua
-printf 'module() { echo "module $*" >&2; }\n' >module-init.sh
+# A module function that answers as Lmod's does: load succeeds for a NAME or NAME.lua under MODULEPATH
+# and fails with Lmod's message otherwise.
+cat >module-init.sh <<'LMOD'
+module() {
+  [ "$1" = load ] || return 0
+  local dir
+  for dir in ${MODULEPATH//:/ }; do
+    if [ -e "$dir/$2" ] || [ -e "$dir/$2.lua" ]; then return 0; fi
+  done
+  echo "Lmod has detected the following error: The following module(s) are unknown: \"$2\"" >&2
+  return 1
+}
+LMOD
 profile drmod "extends: local" "shell: /bin/bash"
 printf 'system: drmod\nrun: [x]\nmodules: [torchmod/2.1]\n' >mod.yaml
 printf 'system: drmod\nrun: [x]\nmodules: [torchmod/9.9]\n' >mod-missing.yaml
@@ -198,7 +210,7 @@ expect modules error "MODULEPATH is not set" "a module command without MODULEPAT
 BASH_ENV=$workdir/module-init.sh doctor --system drmod
 expect modules warn "MODULEPATH is not set" "a module command without MODULEPATH, no modules needed"
 BASH_ENV=$workdir/module-init.sh MODULEPATH=$workdir/modulefiles doctor mod-missing.yaml
-expect modules error "not found on MODULEPATH: torchmod/9.9" "a module that does not exist"
+expect modules error "module load torchmod/9.9 fails: Lmod has detected the following error" "a module that does not exist"
 BASH_ENV=$workdir/module-init.sh MODULEPATH=$workdir/modulefiles doctor mod.yaml
 expect modules ok "found torchmod/2.1" "a module that exists"
 
@@ -215,7 +227,8 @@ expect python ok "/usr/bin/python3 has torch" "Debian's python3-torch"
 doctor py-venv.yaml
 expect python error "notorch/bin/python3 (after the job's setup) cannot import torch: ModuleNotFoundError" "a venv without torch"
 doctor py-fail.yaml
-expect python error "the job's setup failed" "a setup that fails"
+expect python error "the job's setup failed (exit code 1): " "a setup that fails"
+expect python error "missing/bin/activate: No such file or directory" "a setup that fails, with its message"
 PATH=/usr/bin:/bin doctor py-noop.yaml
 expect python warn "setup: activates an environment and python3 is still /usr/bin/python3" "an activation that did nothing"
 PBS_JOBID=9.x PBS_NODEFILE=/dev/null PATH=/usr/bin:/bin doctor --system drgpu --set setup=true
@@ -242,10 +255,11 @@ expect rendezvous error "does not resolve here" "an unresolvable MASTER_ADDR"
 holder=$!
 sleep 0.5
 MASTER_PORT=29533 doctor --system local
-expect rendezvous warn "29533: the port cannot be bound here" "a port another process holds"
+expect rendezvous warn "127.0.0.1:29533 (all ranks on this node): the port cannot be bound here" "a port another process holds"
 kill "$holder"
+wait "$holder" 2>/dev/null
 MASTER_PORT=99999 doctor --system local
-expect rendezvous error "99999: not a port" "a port number out of range"
+expect rendezvous error "MASTER_PORT='99999' is not a TCP port" "a port number out of range"
 MASTER_PORT=29533 doctor --system local
 expect rendezvous ok "the host resolves and the port is free" "a free port"
 finish

@@ -19,6 +19,7 @@ cat >"$workdir/systems/gpuslurm.yaml" <<'YAML'
 extends: slurm
 node: {devices: {kind: cuda, count: 2, visibility: CUDA_VISIBLE_DEVICES}}
 YAML
+printf 'system: gpuslurm\nqueue: debug\nnodes: 1\nrun: [x]\n' >"$workdir/spec.yaml"
 echo "export CUDA_VISIBLE_DEVICES=0,1" >"$cluster/etc/task-env/n1"
 echo "export CUDA_VISIBLE_DEVICES=0" >"$cluster/etc/task-env/n2"
 
@@ -30,6 +31,8 @@ export EZPZ_SYSTEMS_PATH=$workdir/systems MASTER_ADDR=127.0.0.1 PATH=/usr/bin:/b
 echo "doctor json exit \$?"
 "$ezpz" doctor --all-nodes --system gpuslurm >"$workdir/report.txt" 2>&1
 echo "doctor text exit \$?"
+"$ezpz" doctor "$workdir/spec.yaml" --all-nodes --set nodes=2 --binary /no/such/program --json >"$workdir/shared.json" 2>&1
+echo "doctor shared exit \$?"
 JOB
 run_batch_job "$workdir/job.sh" "a 2-node job"
 check "doctor exits 0: a node with fewer devices is a warning ($(cat "$workdir/job.out" "$workdir/doctor.err" 2>/dev/null | tail -n 5))" \
@@ -48,4 +51,10 @@ check "the scheduler check asked the real slurmctld ($(report '[f["finding"] for
 check "the site checks are not repeated per node" test "$(report 'sorted(f["check"] for f in r["findings"])')" = "['allocation', 'scheduler', 'system']"
 check "the text report says what differs ($(tail -n 4 "$workdir/report.txt"))" \
   bash -c "grep -q 'what differs between them' '$workdir/report.txt' && grep -q 'warn devices on n2: sees 1 x cuda' '$workdir/report.txt'"
+shared() { "$python" -c "import json, sys; r = json.load(open('$workdir/shared.json')); print(eval(sys.argv[1]))" "$1" 2>/dev/null; }
+check "an error on every node makes exit 1" grep -qx "doctor shared exit 1" "$workdir/job.out"
+check "an error on every node is reported once for all nodes ($(head -c 300 "$workdir/shared.json"))" \
+  test "$(shared '[(d["status"], "/no/such/program" in d["finding"]) for d in r["differences"] if d["check"] == "mpi on all 2 nodes"]')" = "[('error', True)]"
+check "the nodes checked the spec with --set: its nodes fit the allocation" \
+  test "$(shared '[f["status"] for f in r["findings"] if f["check"] == "allocation"]')" = "['ok']"
 finish

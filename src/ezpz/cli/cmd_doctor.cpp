@@ -10,6 +10,7 @@
 #include "ezpz/profile/detect.hpp"
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/runtime/launch.hpp"
+#include "ezpz/runtime/node_names.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/node_name.hpp"
@@ -30,24 +31,17 @@ struct DoctorFlags {
   std::string python = "python3";
 };
 
-std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
-
-// The system checked against, and why: --system, $EZPZ_SYSTEM, the spec, else detection.
+// The system checked against, and why: --system, $EZPZ_SYSTEM, the spec's, else detection.
 void choose_system(const DoctorFlags& flags, const Catalog& catalog, DoctorInputs& inputs) {
-  if (!flags.job.system.empty()) {
-    inputs.system = flags.job.system;
-    inputs.system_why = "by --system";
-  } else if (auto named = setting(inputs.env, "EZPZ_SYSTEM")) {
-    inputs.system = *named;
-    inputs.system_why = "by EZPZ_SYSTEM";
-  } else if (inputs.job) {
+  if (inputs.job && flags.job.system.empty() && !setting(inputs.env, "EZPZ_SYSTEM")) {
     inputs.system = inputs.job->profile->name;
     inputs.system_why = "by the spec";
-  } else if (auto detected = detect_system(catalog, DetectInput{inputs.env, host_name()})) {
-    inputs.system = detected->system;
-    inputs.system_why = "by detection: " + detected->reason;
+    return;
   }
-  if (!inputs.system.empty()) (void)catalog.system(inputs.system);  // an unknown name is the user's error
+  Detection chosen = chosen_system(catalog, flags.job.system, inputs.env, host_name());
+  (void)catalog.system(chosen.system);  // an unknown name is the user's error
+  inputs.system = chosen.system;
+  inputs.system_why = chosen.reason;
 }
 
 int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std::vector<Finding>& findings,
@@ -55,12 +49,13 @@ int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std
   if (flags.json) {
     nlohmann::json report = doctor_json(inputs, findings);
     for (const auto& [key, value] : extra.items()) report[key] = value;
-    std::cout << report.dump(2) << std::endl;
+    std::cout << json_text(report, 2) << std::endl;
   } else {
     std::cout << doctor_text(inputs, findings);
     if (extra.contains("nodes")) {
       std::cout << extra["nodes"].size() << " node(s) answered; "
-                << (extra["differences"].empty() ? "they agree on every node check\n" : "what differs between them:\n");
+                << (extra["differences"].empty() ? "every node check is ok on every node\n"
+                                                 : "what differs between them, or is wrong on all:\n");
       for (const auto& json : extra["differences"]) {
         Finding finding = Finding::from_json(json);
         std::cout << "  " << check_status_name(finding.status) << " " << finding.check << ": " << finding.finding << "\n";
@@ -88,9 +83,11 @@ nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, c
   request.system = inputs.system;
   request.nodes = static_cast<long>(allocation.hosts.size());
   request.per_node = true;
-  request.program = {env.ezpz_bin, "doctor", "--node-checks", "--system", inputs.system, "--python", flags.python};
-  for (const auto& binary : flags.binaries) request.program.insert(request.program.end(), {"--binary", binary});
+  request.program = {env.ezpz_bin, "doctor"};
   if (!flags.job.spec_path.empty()) request.program.push_back(flags.job.spec_path);
+  request.program.insert(request.program.end(), {"--node-checks", "--system", inputs.system, "--python", flags.python});
+  for (const auto& binary : flags.binaries) request.program.insert(request.program.end(), {"--binary", binary});
+  for (const auto& assignment : flags.job.assignments) request.program.insert(request.program.end(), {"--set", assignment});
   LaunchPlan plan = plan_launch(*inputs.catalog, request, inputs.env, env.ezpz_bin);
   std::cerr << "ezpz doctor: " << command_text(plan.argv) << "\n";
   SystemProcessRunner runner(k_all_nodes_timeout);
@@ -100,9 +97,10 @@ nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, c
     throw UserError(failure_message(plan.argv, result) + "no node answered",
                     "run the launch by hand to see why (ezpz launch --dry-run shows the launcher line)");
   }
-  std::vector<std::string> hosts;
-  for (const auto& host : allocation.hosts) hosts.push_back(short_name(host));
-  for (auto& answer : answers) answer.node = short_name(answer.node);
+  // A node names itself in one form (x1), the host file in another (x1-hsn0.hsn.cm…): the allocation's.
+  NodeNames names(allocation.hosts, inputs.catalog->system(inputs.system).failover);
+  for (auto& answer : answers) answer.node = names.host_named(answer.node).value_or(answer.node);
+  const std::vector<std::string>& hosts = allocation.hosts;
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& answer : answers) nodes.push_back(answer.node);
   nlohmann::json differences = nlohmann::json::array();
@@ -124,18 +122,12 @@ int run_doctor_command(const DoctorFlags& flags) {
   choose_system(flags, env.catalog, inputs);
   if (flags.node_checks) {
     nlohmann::json answer = {{"node", inputs.node}, {"findings", nlohmann::json::array()}};
-    for (const auto& finding : run_doctor(inputs, true)) answer["findings"].push_back(finding.to_json());
-    std::cout << "ezpz-doctor " << answer.dump() << std::endl;
+    for (const auto& finding : run_doctor(inputs, CheckScope::node)) answer["findings"].push_back(finding.to_json());
+    std::cout << "ezpz-doctor " << json_text(answer) << std::endl;
     return k_exit_ok;
   }
-  if (!flags.all_nodes) return print_report(flags, inputs, run_doctor(inputs, false), nlohmann::json::object());
-  std::vector<Finding> site;
-  for (const auto& finding : run_doctor(inputs, false)) {
-    bool per_node = std::any_of(doctor_checks().begin(), doctor_checks().end(),
-                                [&](const Check& check) { return check.per_node && finding.check == check.name; });
-    if (!per_node) site.push_back(finding);
-  }
-  return print_report(flags, inputs, site, all_nodes(flags, inputs, env));
+  if (!flags.all_nodes) return print_report(flags, inputs, run_doctor(inputs, CheckScope::all), nlohmann::json::object());
+  return print_report(flags, inputs, run_doctor(inputs, CheckScope::site), all_nodes(flags, inputs, env));
 }
 
 }  // namespace
@@ -146,11 +138,14 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
       "doctor", "Check this machine for what makes jobs fail before their first step, with a remedy for each");
   command->add_option("spec", flags->job.spec_path, "a job spec: its nodes, modules, setup and stage are checked too");
   command->add_option("--system", flags->job.system, "the system to check against (default: $EZPZ_SYSTEM, the spec, detection)");
-  command->add_option("--set", flags->job.assignments, "override a spec key, as for render")->type_name("KEY=VALUE");
+  command->add_option("--set", flags->job.assignments, "override a spec key, as for render")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
   command->add_flag("--json", flags->json, "print the report as JSON (docs/doctor.md)");
   command->add_flag("--all-nodes", flags->all_nodes,
                     "inside a job: run the node checks on every node through the launcher; print what differs");
-  command->add_option("--binary", flags->binaries, "a program whose MPI library is checked against the launcher (repeatable)");
+  command->add_option("--binary", flags->binaries, "a program whose MPI library is checked against the launcher (repeatable)")
+      ->allow_extra_args(false);
   command->add_option("--python", flags->python, "the Python whose mpi4py is checked (default python3)");
   command->add_flag("--node-checks", flags->node_checks, "one node's answer for --all-nodes (internal)")->group("");
   command->footer("Checks: " +

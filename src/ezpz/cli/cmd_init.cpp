@@ -22,16 +22,9 @@ struct InitFlags {
 
 int run_init(const InitFlags& flags) {
   Environment env = Environment::from_process();
-  std::string name = flags.system;
-  std::string why = "by --system";
-  if (name.empty()) {
-    auto detected = detect_here(env.catalog);
-    if (!detected) {
-      throw UserError("cannot tell which system this is", "name it: ezpz init --system NAME (ezpz systems list)");
-    }
-    name = detected->system;
-    why = "by detection (" + detected->reason + ")";
-  }
+  Detection chosen = chosen_system(env.catalog, flags.system, process_env(), host_name());
+  const std::string& name = chosen.system;
+  const std::string& why = chosen.reason;
   SourceLoc where;
   if (!flags.system.empty()) where = SourceLoc{make_source("--system", name, true), 1, 1, static_cast<int>(name.size())};
   const SystemProfile& profile = env.catalog.system(name, where);
@@ -57,7 +50,7 @@ void add_init_command(CLI::App& app, CommandAction& action) {
   auto flags = std::make_shared<InitFlags>();
   CLI::App* command = app.add_subcommand("init", "Write a commented job spec for this system to start from");
   command->add_option("file", flags->file, "where to write it (default job.yaml; '-' for stdout)");
-  command->add_option("--system", flags->system, "the system to write it for (default: the one detected here)");
+  command->add_option("--system", flags->system, "the system to write it for (default: $EZPZ_SYSTEM, else detected)");
   command->add_flag("--force", flags->force, "replace FILE when it exists");
   command->footer("The spec has the system's required keys, default queue and filesystems filled in. A value only\n"
                   "you know (your project) is left empty with a 'fill in' comment: ezpz validate reports it until\n"

@@ -63,7 +63,7 @@ int run_submit_script(const SubmitFlags& flags) {
   Environment env = Environment::from_process();
   ScriptSubmission script;
   script.path = job.spec_path;
-  script.system = runtime_system(env.catalog, job.system, process_env(), host_name());
+  script.system = chosen_system(env.catalog, job.system, process_env(), host_name()).system;
   script.after = flags.after;
   const Scheduler& scheduler = env.catalog.scheduler(env.catalog.system(script.system).scheduler);
   std::vector<std::string> prefixes;
@@ -117,6 +117,7 @@ void add_submit_command(CLI::App& app, CommandAction& action) {
   command->add_flag("--dry-run", flags->dry_run, "print the script and submit nothing (same as render)");
   command->add_flag("--hold", flags->hold, "submit the job held");
   command->add_option("--after", flags->after, "start only after JOBID completed successfully (repeatable)")
+      ->allow_extra_args(false)
       ->type_name("JOBID");
   command->add_flag("--wait", flags->wait, "wait until the job ends; exit with its exit code");
   add_records_option(*command, flags->records);

@@ -46,6 +46,7 @@ void JobOptions::add_to(CLI::App& command) {
   }
   command.add_option("--set", assignments, "override a spec key: --set nodes=4 --set env.HF_HOME=/tmp/hf")
       ->type_name("KEY=VALUE")
+      ->allow_extra_args(false)  // `--set k=v job.yaml`: the spec is not a second assignment
       ->check(CLI::Validator(
           [](std::string& value) {
             return value.find('=') == std::string::npos || value.front() == '='
@@ -56,7 +57,7 @@ void JobOptions::add_to(CLI::App& command) {
 }
 
 ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
-  std::vector<std::string> run = program.empty() ? program_after_separator() : program;
+  const std::vector<std::string>& run = program_after_separator();
   if (spec_path.empty() && run.empty()) {
     throw UserError("no job: give a job spec file, or the job on the command line",
                     "ezpz render job.yaml, or ezpz render --system polaris -N 2 -t 1h -A PROJECT -- python3 train.py; "

@@ -20,12 +20,12 @@ struct JobOptions {
   std::string system;
   std::vector<std::string> assignments;
   std::map<std::string, std::string> key_flags;  // spec key → the text of its flag (-N 2: "nodes" → "2")
-  std::vector<std::string> program;              // after `--`: the spec key run
 
   // Adds the positional spec path (optional), --system, --set and the common keys' flags to `command`.
   void add_to(CLI::App& command);
 
-  // The spec file when one was given, else an empty spec; then the flags and resolve_request
+  // The spec file when one was given, else an empty spec; then the flags, the program after `--` as
+  // the key run, and resolve_request
   // (resolve/pipeline.hpp) with EZPZ_* from the process environment. Throws UserError with every
   // problem found in the spec, the overrides and the resolution together, and when neither a spec
   // file nor a program was given.

@@ -1,6 +1,7 @@
 // The doctor's table of checks, its reports, and the comparison of nodes for --all-nodes.
 #include "ezpz/doctor/doctor.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -51,19 +52,23 @@ std::string first_line(const ProcessResult& result) {
   return printable(text.size() > 160 ? text.substr(0, 160) + "…" : text);
 }
 
-std::vector<Finding> run_doctor(const DoctorInputs& inputs, bool node_only) {
+std::vector<Finding> run_doctor(const DoctorInputs& inputs, CheckScope scope) {
   std::vector<Finding> findings;
   for (const auto& check : doctor_checks()) {
-    if (node_only && !check.per_node) continue;
+    if ((scope == CheckScope::site && check.per_node) || (scope == CheckScope::node && !check.per_node)) continue;
     try {
       auto found = check.run(inputs);
       findings.insert(findings.end(), found.begin(), found.end());
-    } catch (const UserError& error) {
+    } catch (const std::exception& error) {  // a UserError, or a filesystem or system error
       findings.push_back(error_finding(check.name, std::string("the check could not run: ") + error.what(),
                                        "fix the problem it names, then run ezpz doctor again"));
     }
   }
   return findings;
+}
+
+std::string json_text(const nlohmann::json& json, int indent) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 nlohmann::json doctor_json(const DoctorInputs& inputs, const std::vector<Finding>& findings) {
@@ -130,7 +135,16 @@ std::vector<Finding> node_differences(const std::vector<std::string>& hosts, con
         if (std::find(group.first.begin(), group.first.end(), answer.node) == group.first.end()) group.first.push_back(answer.node);
       }
     }
-    if (by_status.size() < 2) continue;
+    if (by_status.empty()) continue;
+    if (by_status.size() == 1) {
+      // The same everywhere: worth a line only when it is wrong everywhere.
+      auto& [status, group] = *by_status.begin();
+      if (status == CheckStatus::ok) continue;
+      Finding finding = group.second;
+      finding.check = std::string(check.name) + " on all " + std::to_string(group.first.size()) + " nodes";
+      differences.push_back(std::move(finding));
+      continue;
+    }
     for (auto& [status, group] : by_status) {
       Finding finding = group.second;
       finding.check = std::string(check.name) + " on " + join(group.first, ",");

@@ -40,9 +40,15 @@ struct Check {
 // Every check, in the order doctor runs and prints them.
 const std::vector<Check>& doctor_checks();
 
-// Runs the checks (all, or with `node_only` those about the node). A check that throws is reported as
-// its own error finding; it never stops the others.
-std::vector<Finding> run_doctor(const DoctorInputs& inputs, bool node_only);
+// Which checks run: all, those about the site (once per allocation), or those about the node.
+enum class CheckScope { all, site, node };
+
+// Runs the checks of `scope`. A check that throws is reported as its own error finding; it never stops
+// the others.
+std::vector<Finding> run_doctor(const DoctorInputs& inputs, CheckScope scope);
+
+// JSON text that never throws: bytes that are not UTF-8 (a path, a program's output) are replaced.
+std::string json_text(const nlohmann::json& json, int indent = -1);
 
 // The report as `ezpz doctor --json` prints it (docs/doctor.md, docs/doctor.schema.json).
 nlohmann::json doctor_json(const DoctorInputs& inputs, const std::vector<Finding>& findings);
@@ -60,9 +66,10 @@ struct NodeFindings {
 // a JSON object {"node": …, "findings": [...]}. Other lines are ignored.
 std::vector<NodeFindings> read_node_answers(const std::string& out);
 
-// What differs between nodes: for each check whose status is not the same on every node, one finding
-// per group of nodes with the same status, its check named "<check> on <nodes>". A node in `hosts`
-// that gave no answer is an error finding of its own.
+// What differs between nodes, and what is wrong on all of them: for each check whose status is not the
+// same on every node, one finding per group of nodes with the same status, its check named
+// "<check> on <nodes>"; a check that warns or fails on every node is one finding "<check> on all N
+// nodes". A node in `hosts` that gave no answer is an error finding of its own ("answer").
 std::vector<Finding> node_differences(const std::vector<std::string>& hosts, const std::vector<NodeFindings>& answers);
 
 }  // namespace ezpz::core

@@ -7,6 +7,7 @@
 #include "ezpz/doctor/checks.hpp"
 #include "ezpz/util/devices.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/variable_refs.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -24,6 +25,22 @@ std::map<std::string, std::string> answers(const std::string& out) {
     if (equals != std::string::npos) found[rest.substr(0, equals)] = rest.substr(equals + 1);
   }
   return found;
+}
+
+// The last line the program wrote to stderr (where a failing setup says why), else its first line.
+std::string last_error_line(const ProcessResult& result) {
+  auto lines = split(trim(result.err), '\n');
+  return lines.empty() || trim(lines.back()).empty() ? first_line(result) : printable(trim(lines.back()));
+}
+
+// The job's environment (env:) as the batch script exports it before setup:.
+std::string env_lines(const DoctorInputs& inputs) {
+  std::string lines;
+  if (!inputs.job) return lines;
+  for (const auto& [variable, value] : inputs.job->spec.env) {
+    lines += "export " + variable + "=" + shell_quote_expanding(value.value) + "\n";
+  }
+  return lines;
 }
 
 ProcessResult run_in_shell(const DoctorInputs& inputs, const SystemProfile& profile, const std::string& script) {
@@ -114,8 +131,22 @@ std::vector<Finding> check_modules(const DoctorInputs& inputs) {
     if (!module_exists(module, dirs)) missing.push_back(module);
   }
   if (!missing.empty()) {
-    return {error_finding(name, "not found on MODULEPATH: " + join(missing, ", ") + " (searched " + join(dirs, ":") + ")",
-                          "check the names with 'module avail', or add the directory to the profile's module_use")};
+    // Not a file on MODULEPATH: perhaps one a module before it makes visible (an Lmod hierarchy, an
+    // alias). Load them in order, as the batch script does, and name the first that fails.
+    std::string script = module_lines(*profile, {});
+    for (const auto& module : modules) {
+      script += "module load " + shell_quote(module) + " || { echo 'ezpz-doctor failed=" + module + "'; exit 0; }\n";
+    }
+    ProcessResult loaded = run_in_shell(inputs, *profile, script + "echo 'ezpz-doctor failed='\n");
+    auto load = answers(loaded.out);
+    if (load.find("failed") == load.end() || !load["failed"].empty()) {
+      std::string failed = load.count("failed") ? load["failed"] : join(missing, ", ");
+      return {error_finding(name, "module load " + failed + " fails: " + last_error_line(loaded) +
+                                      " (not on MODULEPATH " + join(dirs, ":") + ")",
+                            "check the names with 'module avail', or add the directory to the profile's module_use")};
+    }
+    return {ok_finding(name, "module works in " + shell + "; " + join(modules, ", ") + " load (" + join(missing, ", ") +
+                                 " only after the modules before it)")};
   }
   if (modules.empty()) return {ok_finding(name, "module works in " + shell + "; the job loads no modules")};
   return {ok_finding(name, "module works in " + shell + "; found " + join(modules, ", "))};
@@ -127,15 +158,16 @@ std::vector<Finding> check_python(const DoctorInputs& inputs) {
   if (profile == nullptr) return {};
   std::string setup = job_setup(inputs, *profile);
   std::string script = "set -eo pipefail\necho \"ezpz-doctor before=$(command -v python3 || true)\"\n";
-  if (!job_modules(inputs, *profile).empty() || !profile->module_use.empty()) {
-    script += "if type module >/dev/null 2>&1; then\n" + module_lines(*profile, job_modules(inputs, *profile)) + "fi\n";
+  std::vector<std::string> modules = job_modules(inputs, *profile);
+  if (!modules.empty() || !profile->module_use.empty()) {
+    script += "if type module >/dev/null 2>&1; then\n" + module_lines(*profile, modules) + "fi\n";
   }
-  script += setup + "\n" + k_python_probe;
+  script += env_lines(inputs) + setup + "\necho \"ezpz-doctor activated=${VIRTUAL_ENV:-}${CONDA_PREFIX:-}\"\n" + k_python_probe;
   ProcessResult result = run_in_shell(inputs, *profile, script);
   auto found = answers(result.out);
   if (result.timed_out) return {error_finding(name, "the job's setup and python3 did not finish in time", "run the setup by hand")};
   if (found.find("python") == found.end()) {
-    return {error_finding(name, "the job's setup failed (exit code " + std::to_string(result.exit_code) + "): " + first_line(result),
+    return {error_finding(name, "the job's setup failed (exit code " + std::to_string(result.exit_code) + "): " + last_error_line(result),
                           "run the setup: lines by hand in " + profile->shell + " and fix the first error")};
   }
   const std::string& python = found["python"];
@@ -144,11 +176,13 @@ std::vector<Finding> check_python(const DoctorInputs& inputs) {
   }
   std::string torch = found["torch"];
   if (torch.empty() || starts_with(torch, "error")) {
-    return {error_finding(name, python + " (after the job's setup) cannot import torch: " + (torch.empty() ? first_line(result) : torch.substr(6)),
+    return {error_finding(name, python + " (after the job's setup) cannot import torch: " + (torch.empty() ? last_error_line(result) : torch.substr(6)),
                           "activate the environment that has torch in setup:, or install torch into it")};
   }
   std::string text = python + " has torch " + torch;
-  if (!setup.empty() && setup.find("activate") != std::string::npos && found["before"] == python) {
+  // #216 of the Python ezpz: a setup that "succeeded" with nothing activated. Not said when an
+  // environment is active after it (it may have been active before, too).
+  if (setup.find("activate") != std::string::npos && found["before"] == python && found["activated"].empty()) {
     return {warn_finding(name, text + ", but setup: activates an environment and python3 is still " + python,
                          "check that the environment setup: activates exists: the activation may have done nothing")};
   }

@@ -68,10 +68,13 @@ std::string mpi_library_of(const DoctorInputs& inputs, const std::string& progra
   }
   for (const auto& line : split(result.out, '\n')) {
     for (const auto& library : k_libraries) {
-      if (std::regex_search(line, std::regex(library.soname_pattern))) {
-        *line_found = trim(line);
-        return library.name;
+      if (!std::regex_search(line, std::regex(library.soname_pattern))) continue;
+      *line_found = trim(line);
+      if (line.find("not found") != std::string::npos) {
+        *problem = program + " needs " + *line_found + ": the loader cannot find its MPI library";
+        return {};
       }
+      return library.name;
     }
   }
   return {};
@@ -117,10 +120,16 @@ std::vector<Finding> check_mpi_library(const DoctorInputs& inputs) {
   std::vector<std::string> programs = inputs.binaries;
   std::vector<std::string> shown = programs;
   if (programs.empty()) {
-    // A Python program's MPI is mpi4py's: the library its extension module links.
-    ProcessResult result =
-        inputs.runner->run({inputs.python, "-c", "import mpi4py.MPI as m; print(m.__file__)"});
+    // A Python program's MPI is mpi4py's: the library its extension module links. Found without
+    // importing it (importing mpi4py.MPI initialises MPI, which may fail or wait on a login node).
+    ProcessResult result = inputs.runner->run(
+        {inputs.python, "-c",
+         "import importlib.util as u\ns = u.find_spec('mpi4py') and u.find_spec('mpi4py.MPI')\nprint(s.origin if s else '')"});
     if (result.exit_code != 0) {
+      return {error_finding(name, "cannot ask " + inputs.python + " for mpi4py: " + first_line(result),
+                            "check --python: it must be a Python interpreter")};
+    }
+    if (trim(result.out).empty()) {
       return {ok_finding(name, inputs.python + " has no mpi4py: it starts no MPI library of its own")};
     }
     programs.push_back(trim(result.out));

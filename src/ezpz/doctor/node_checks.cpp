@@ -11,6 +11,7 @@
 #include "ezpz/runtime/device.hpp"
 #include "ezpz/util/devices.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/variable_refs.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -63,6 +64,12 @@ std::vector<Finding> check_devices(const DoctorInputs& inputs) {
   if (seen.kind != expected.kind) {
     return {error_finding(name, text + ": another kind of device", "check --system: this may be another machine")};
   }
+  // An Intel GPU Max card is one render node and two tiles; profiles count the tiles (FLAT mode).
+  bool tiles = seen.kind == DeviceKind::xpu && starts_with(source, std::to_string(seen.count) + " Intel render node") &&
+               expected.count % seen.count == 0;
+  if (tiles && seen.count < expected.count) {
+    return {ok_finding(name, text + " (" + std::to_string(expected.count / seen.count) + " tiles per card)")};
+  }
   if (seen.count < expected.count) {
     return {warn_finding(name, text + ": fewer than the profile's",
                          "ranks_per_node: auto starts one rank per device of the profile; check " + expected.visibility +
@@ -75,7 +82,9 @@ std::vector<Finding> check_node_local(const DoctorInputs& inputs) {
   const char* name = "node-local";
   const SystemProfile* profile = checked_profile(inputs);
   if (profile == nullptr) return {};
-  const std::string& dir = profile->node.node_local;
+  // Profiles may name it by the user's variables (Frontier: /mnt/bb/$USER).
+  auto lookup = [&](const std::string& variable) { return inputs.env(variable); };
+  const std::string dir = expand_variable_refs(profile->node.node_local, lookup);
   if (dir.empty()) return {ok_finding(name, profile->name + "'s profile names no node-local storage")};
   bool inside = job_context(inputs).inside();
   std::error_code error;
@@ -109,7 +118,7 @@ std::vector<Finding> check_node_local(const DoctorInputs& inputs) {
   uintmax_t needed = 0;
   if (inputs.job && inputs.job->spec.stage) {
     for (const auto& entry : inputs.job->spec.stage->value) {
-      if (starts_with(entry.dest, dir)) needed += size_of(entry.src);
+      if (starts_with(expand_variable_refs(entry.dest, lookup), dir)) needed += size_of(expand_variable_refs(entry.src, lookup));
     }
   }
   if (needed > 0 && static_cast<double>(needed) > free) {

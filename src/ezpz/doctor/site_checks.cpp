@@ -137,41 +137,24 @@ std::vector<Finding> check_rendezvous(const DoctorInputs& inputs) {
   const char* name = "rendezvous";
   const SystemProfile* profile = checked_profile(inputs);
   if (profile == nullptr) return {};
-  JobContext job = job_context(inputs);
-  std::string first = inputs.node;
-  if (job.inside()) {
-    try {
-      Allocation allocation = current_allocation(inputs.env);
-      if (!allocation.hosts.empty()) first = allocation.hosts.front();
-    } catch (const UserError&) {
-      // check_allocation reports it
-    }
+  // The address and port every rank of this job would compute (runtime/rank_environment.hpp).
+  long nodes = inputs.job ? inputs.job->spec.nodes->value : 1;
+  Rendezvous rendezvous;
+  try {
+    rendezvous = rendezvous_for(inputs.env, profile, nodes);
+  } catch (const UserError& error) {
+    return {error_finding(name, error.what(), error.diagnostics().empty() ? "" : error.diagnostics().front().hint)};
   }
-  std::string host = setting(inputs.env, "MASTER_ADDR").value_or(master_addr_for(profile->master_addr, first));
-  std::vector<Finding> found;
-  if (std::string problem = resolve_problem(host); !problem.empty()) {
-    found.push_back(error_finding(name, "the rendezvous host " + host + " does not resolve here: " + problem,
-                                  "set master_addr in the profile, or MASTER_ADDR, to a name every node resolves"));
-    return found;
+  std::string text = "rendezvous at " + rendezvous.addr + ":" + rendezvous.port + " (" + rendezvous.addr_origin + ")";
+  if (std::string problem = resolve_problem(rendezvous.addr); !problem.empty()) {
+    return {error_finding(name, text + ": the host does not resolve here: " + problem,
+                          "set master_addr in the profile, or MASTER_ADDR, to a name every node resolves")};
   }
-  long port = 0;
-  if (auto given = setting(inputs.env, "MASTER_PORT")) {
-    port = std::atol(given->c_str());
-  } else if (profile->master_port) {
-    port = *profile->master_port;
-  } else {
-    port = port_for_job(job.job_id);
+  if (std::string problem = bind_problem(std::stol(rendezvous.port)); !problem.empty()) {
+    return {warn_finding(name, text + ": the port cannot be bound here (" + problem + ")",
+                         "another process holds it; if it is not an earlier run of this job, set MASTER_PORT")};
   }
-  std::string text = "rendezvous at " + host + ":" + std::to_string(port);
-  if (port <= 0 || port > 65535) {
-    found.push_back(error_finding(name, text + ": not a port", "set MASTER_PORT to a number from 1024 to 65535"));
-  } else if (std::string problem = bind_problem(port); !problem.empty()) {
-    found.push_back(warn_finding(name, text + ": the port cannot be bound here (" + problem + ")",
-                                 "another process holds it; if it is not an earlier run of this job, set MASTER_PORT"));
-  } else {
-    found.push_back(ok_finding(name, text + ": the host resolves and the port is free"));
-  }
-  return found;
+  return {ok_finding(name, text + ": the host resolves and the port is free")};
 }
 
 }  // namespace ezpz::core

@@ -71,13 +71,18 @@ std::optional<Detection> detect_here(const Catalog& catalog) {
   return detect_system(catalog, DetectInput{process_env(), host_name()});
 }
 
-std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
-                           const std::string& hostname) {
-  if (!named.empty()) return named;
-  if (auto exported = setting(env, "EZPZ_SYSTEM")) return *exported;
+Detection chosen_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
+                        const std::string& hostname) {
+  if (!named.empty()) return {named, "by --system"};
+  if (auto exported = setting(env, "EZPZ_SYSTEM")) return {*exported, "by EZPZ_SYSTEM"};
   auto detection = detect_system(catalog, DetectInput{env, hostname});
   if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or export EZPZ_SYSTEM");
-  return detection->system;
+  return {detection->system, "by detection (" + detection->reason + ")"};
+}
+
+std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
+                           const std::string& hostname) {
+  return chosen_system(catalog, named, env, hostname).system;
 }
 
 }  // namespace ezpz::core

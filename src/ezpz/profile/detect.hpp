@@ -24,9 +24,14 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
 // Detection against this machine: the process environment and host_name().
 std::optional<Detection> detect_here(const Catalog& catalog);
 
-// The system a runtime command (exec, launch, setup_torch) runs on: `named` when not empty, else
-// $EZPZ_SYSTEM (which rendered scripts export), else detection with `env` and `hostname`. Throws
+// The system a command works on and why ("by --system", "by EZPZ_SYSTEM", "by detection (…)"):
+// `named` when not empty, else $EZPZ_SYSTEM, else detection with `env` and `hostname`. Throws
 // UserError when nothing matches.
+Detection chosen_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
+                        const std::string& hostname);
+
+// The system a runtime command (exec, launch, setup_torch) runs on: `named` when not empty, else
+// $EZPZ_SYSTEM (which rendered scripts export), else detection: chosen_system's name.
 std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
                            const std::string& hostname);
 

@@ -57,7 +57,7 @@ std::optional<LauncherKind> parse_launcher_kind(std::string_view name);
 std::vector<std::string> launcher_kind_names();
 
 // The MPI launchers a profile's `launcher.family` may name: which program answers `launcher.args`'
-// first word, and so which MPI libraries it can start (ezpz doctor: doctor/launcher_check.cpp).
+// first word, and so which MPI libraries it can start (ezpz doctor: doctor/launcher_checks.cpp).
 // "pals" (HPE PALS, Cray MPICH), "hydra" (MPICH), "openmpi", "srun", "local" (ezpz launch).
 std::vector<std::string> launcher_family_names();
 

@@ -85,11 +85,15 @@ std::string starter_spec(const SystemProfile& profile, const std::string& why, c
   }
   if (unwritten("queue") && !profile.queues.empty()) {
     std::string queue = defaults.queue ? defaults.queue->value : profile.queues.front().name;
-    out << "queue: " << queue << "  # " << join(profile.queue_names(), ", ") << "\n";
+    out << "queue: " << flow(queue) << "  # " << join(profile.queue_names(), ", ") << "\n";
   }
   const Devices& devices = profile.node.devices;
-  out << "# ranks_per_node: auto is one rank per device (" << devices.count << " x " << device_kind_name(devices.kind)
-      << " per node here)\n";
+  if (devices.kind == DeviceKind::cpu) {
+    out << "# ranks_per_node: 1 by default here (no accelerators); set it for more ranks per node\n";
+  } else {
+    out << "# ranks_per_node: auto is one rank per device (" << devices.count << " x " << device_kind_name(devices.kind)
+        << " per node here)\n";
+  }
 
   out << "\n# The program every rank runs\n"
       << "run: [python3, train.py]\n";

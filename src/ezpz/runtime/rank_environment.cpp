@@ -81,6 +81,51 @@ long port_for_job(const std::string& job_id) {
   return 20000 + static_cast<long>(std::stoull(hex.substr(0, 8), nullptr, 16) % 40000);
 }
 
+Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, long nodes) {
+  Rendezvous r;
+  // Rendezvous without any broadcast: every rank computes the same address and port. The hosts are
+  // read only when MASTER_ADDR is not given: a host file need not even be readable then.
+  std::string job_id = current_job_id(env);
+  auto addr = env("MASTER_ADDR");
+  Allocation allocation = addr && !addr->empty() ? Allocation{} : current_allocation(env);
+  if (addr && !addr->empty()) {
+    r.addr = *addr;
+    r.addr_origin = "MASTER_ADDR set in the environment";
+    r.notes.push_back("MASTER_ADDR already set");
+  } else if (!allocation.hosts.empty()) {
+    std::string pattern = profile ? profile->master_addr : "{first_host}";
+    const std::string& first = allocation.hosts.front();
+    r.addr_origin = "the first host '" + first.substr(0, first.find('.')) + "' of " + allocation.hosts_from +
+                             " in master_addr '" + pattern + "'" +
+                             (profile ? " of profile '" + profile->name + "'" : "");
+    r.addr = master_addr_for(pattern, first);
+    r.notes.push_back("MASTER_ADDR from the first host of " + allocation.hosts_from);
+  } else if (nodes == 1) {
+    r.addr = "127.0.0.1";
+    r.addr_origin = "all ranks on this node";
+    r.notes.push_back("MASTER_ADDR 127.0.0.1: all ranks are on this node");
+  } else {
+    throw UserError("this job spans " + std::to_string(nodes) +
+                        " nodes but neither MASTER_ADDR nor a host list (PBS_NODEFILE, SLURM_JOB_NODELIST) is set",
+                    "ezpz will not guess localhost for a multi-node job (ranks would hang); export MASTER_ADDR");
+  }
+  if (auto port = env("MASTER_PORT"); port && !port->empty()) {
+    bool digits = port->size() <= 5 && std::all_of(port->begin(), port->end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits || std::stol(*port) < 1 || std::stol(*port) > 65535) {
+      throw UserError("MASTER_PORT='" + printable(*port) + "' is not a TCP port (1 to 65535)",
+                      "unset it: ezpz derives a port from the job id");
+    }
+    r.port = *port;
+  } else if (profile != nullptr && profile->master_port) {
+    r.port = std::to_string(*profile->master_port);
+  } else {
+    r.port = std::to_string(job_id.empty() ? k_default_port : port_for_job(job_id));
+    r.notes.push_back("MASTER_PORT " + r.port + (job_id.empty() ? " (default)" : " derived from job id " + job_id));
+  }
+
+  return r;
+}
+
 RankEnvironment rank_environment(const RuntimeInputs& inputs) {
   const EnvLookup& env = inputs.env;
   RankEnvironment out;
@@ -117,45 +162,12 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
     out.backend = *wanted;
   }
 
-  // Rendezvous without any broadcast: every rank computes the same address and port. The hosts are
-  // read only when MASTER_ADDR is not given: a host file need not even be readable then.
   std::string job_id = current_job_id(env);
-  auto addr = env("MASTER_ADDR");
-  Allocation allocation = addr && !addr->empty() ? Allocation{} : current_allocation(env);
-  if (addr && !addr->empty()) {
-    out.master_addr = *addr;
-    out.master_addr_origin = "MASTER_ADDR set in the environment";
-    out.notes.push_back("MASTER_ADDR already set");
-  } else if (!allocation.hosts.empty()) {
-    std::string pattern = inputs.profile ? inputs.profile->master_addr : "{first_host}";
-    const std::string& first = allocation.hosts.front();
-    out.master_addr_origin = "the first host '" + first.substr(0, first.find('.')) + "' of " + allocation.hosts_from +
-                             " in master_addr '" + pattern + "'" +
-                             (inputs.profile ? " of profile '" + inputs.profile->name + "'" : "");
-    out.master_addr = master_addr_for(pattern, first);
-    out.notes.push_back("MASTER_ADDR from the first host of " + allocation.hosts_from);
-  } else if (out.nodes == 1) {
-    out.master_addr = "127.0.0.1";
-    out.master_addr_origin = "all ranks on this node";
-    out.notes.push_back("MASTER_ADDR 127.0.0.1: all ranks are on this node");
-  } else {
-    throw UserError("this job spans " + std::to_string(out.nodes) +
-                        " nodes but neither MASTER_ADDR nor a host list (PBS_NODEFILE, SLURM_JOB_NODELIST) is set",
-                    "ezpz will not guess localhost for a multi-node job (ranks would hang); export MASTER_ADDR");
-  }
-  if (auto port = env("MASTER_PORT"); port && !port->empty()) {
-    bool digits = port->size() <= 5 && std::all_of(port->begin(), port->end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits || std::stol(*port) < 1 || std::stol(*port) > 65535) {
-      throw UserError("MASTER_PORT='" + printable(*port) + "' is not a TCP port (1 to 65535)",
-                      "unset it: ezpz derives a port from the job id");
-    }
-    out.master_port = *port;
-  } else if (inputs.profile != nullptr && inputs.profile->master_port) {
-    out.master_port = std::to_string(*inputs.profile->master_port);
-  } else {
-    out.master_port = std::to_string(job_id.empty() ? k_default_port : port_for_job(job_id));
-    out.notes.push_back("MASTER_PORT " + out.master_port + (job_id.empty() ? " (default)" : " derived from job id " + job_id));
-  }
+  Rendezvous rendezvous = rendezvous_for(env, inputs.profile, out.nodes);
+  out.master_addr = rendezvous.addr;
+  out.master_addr_origin = rendezvous.addr_origin;
+  out.master_port = rendezvous.port;
+  out.notes.insert(out.notes.end(), rendezvous.notes.begin(), rendezvous.notes.end());
 
   out.exports = rank_variables(rank);
   out.exports.emplace_back("MASTER_ADDR", out.master_addr);

@@ -61,6 +61,19 @@ void check_rendezvous_host(const RankEnvironment& rank_env, const HostResolver& 
 // idempotent: master_addr_for(p, master_addr_for(p, h)) == master_addr_for(p, h).
 std::string master_addr_for(const std::string& pattern, const std::string& host);
 
+// Where a job's ranks meet, as every rank computes it without a broadcast: MASTER_ADDR when set, else
+// the profile's master_addr for the allocation's first host, else 127.0.0.1 for a job on one node;
+// MASTER_PORT when set, else the profile's master_port, else a port derived from the job id (29500
+// outside a job). Throws UserError for a MASTER_PORT that is not a port, and for a job on several
+// nodes with neither MASTER_ADDR nor a host list.
+struct Rendezvous {
+  std::string addr;
+  std::string addr_origin;  // for messages: where the address came from
+  std::string port;
+  std::vector<std::string> notes;
+};
+Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, long nodes);
+
 // MASTER_PORT for a job: a port in [20000, 60000) derived from the job id, the same on every rank.
 long port_for_job(const std::string& job_id);
 

@@ -109,11 +109,15 @@ JobRecord submit_script(const ScriptSubmission& script, const Scheduler& schedul
   if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
   if (!script.after.empty()) {
     // The `after` directive is an option of the submit command too ("-W depend=afterok:1:2").
+    std::optional<std::vector<CommandWord>> words;
     for (const auto& [name, form] : scheduler.directives) {
-      if (name != "after" || !form) continue;
-      auto words = expand_option_group(*form, {{"after", join(script.after, ":")}}, "scheduler " + scheduler.name);
-      for (const auto& word : words.value_or(std::vector<CommandWord>{})) argv.push_back(word.text);
+      if (name == "after" && form) words = expand_option_group(*form, {{"after", join(script.after, ":")}}, "scheduler " + scheduler.name);
     }
+    if (!words || words->empty()) {
+      throw UserError("scheduler '" + scheduler.name + "' has no 'after' directive: --after cannot be passed to " +
+                      scheduler.submit[0]);
+    }
+    for (const auto& word : *words) argv.push_back(word.text);
   }
   argv.push_back(fs::absolute(script.path).string());
 
