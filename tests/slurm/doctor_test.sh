@@ -31,18 +31,22 @@ export EZPZ_SYSTEMS_PATH=$workdir/systems MASTER_ADDR=127.0.0.1 PATH=/usr/bin:/b
 echo "doctor json exit \$?"
 "$ezpz" doctor --all-nodes --system gpuslurm >"$workdir/report.txt" 2>&1
 echo "doctor text exit \$?"
-"$ezpz" doctor "$workdir/spec.yaml" --all-nodes --set nodes=2 --binary /no/such/program --json >"$workdir/shared.json" 2>&1
+"$ezpz" doctor "$workdir/spec.yaml" --all-nodes --set nodes=2 --binary /no/such/program --json >"$workdir/shared.json" 2>"$workdir/shared.err"
 echo "doctor shared exit \$?"
 JOB
 run_batch_job "$workdir/job.sh" "a 2-node job"
-check "doctor exits 0: a node with fewer devices is a warning ($(cat "$workdir/job.out" "$workdir/doctor.err" 2>/dev/null | tail -n 5))" \
-  grep -qx "doctor json exit 0" "$workdir/job.out"
+check "doctor exits 1: torch sees no GPU on either node ($(cat "$workdir/job.out" "$workdir/doctor.err" 2>/dev/null | tail -n 5))" \
+  grep -qx "doctor json exit 1" "$workdir/job.out"
 report() { "$python" -c "import json, sys; r = json.load(open('$workdir/report.json')); print(eval(sys.argv[1]))" "$1" 2>/dev/null; }
 check "both nodes answered (got $(report 'r["nodes"]'))" test "$(report 'sorted(r["nodes"])')" = "['n1', 'n2']"
 check "the node checks ran through srun, one task per node ($(head -n 1 "$workdir/doctor.err"))" \
   grep -q "^ezpz doctor: srun .* -N 2 -n 2 .*doctor --node-checks" "$workdir/doctor.err"
-check "only the devices check differs (got $(report '[d["check"] for d in r["differences"]]'))" \
-  test "$(report 'sorted(d["check"] for d in r["differences"])')" = "['devices on n1', 'devices on n2']"
+check "only the devices check differs between nodes (got $(report '[d["check"] for d in r["differences"]]'))" \
+  test "$(report 'sorted(d["check"] for d in r["differences"] if " on all " not in d["check"])')" = "['devices on n1', 'devices on n2']"
+check "the launcher check knows Debian's srun on every node" \
+  test "$(report '[d["check"] for d in r["differences"] if d["check"].startswith("launcher")]')" = "[]"
+check "what is wrong on both nodes is said once: torch sees no cuda ($(report '[d["finding"] for d in r["differences"] if d["check"] == "python on all 2 nodes"]'))" \
+  test "$(report '[d["status"] for d in r["differences"] if d["check"] == "python on all 2 nodes"]')" = "['error']"
 check "n2 is the warning, with its finding" \
   test "$(report '[(d["status"], "sees 1 x cuda" in d["finding"]) for d in r["differences"] if d["check"] == "devices on n2"]')" = "[('warn', True)]"
 check "n1 is ok" test "$(report '[d["status"] for d in r["differences"] if d["check"] == "devices on n1"]')" = "['ok']"
@@ -55,6 +59,8 @@ shared() { "$python" -c "import json, sys; r = json.load(open('$workdir/shared.j
 check "an error on every node makes exit 1" grep -qx "doctor shared exit 1" "$workdir/job.out"
 check "an error on every node is reported once for all nodes ($(head -c 300 "$workdir/shared.json"))" \
   test "$(shared '[(d["status"], "/no/such/program" in d["finding"]) for d in r["differences"] if d["check"] == "mpi on all 2 nodes"]')" = "[('error', True)]"
-check "the nodes checked the spec with --set: its nodes fit the allocation" \
+check "the spec with --set fits the allocation" \
   test "$(shared '[f["status"] for f in r["findings"] if f["check"] == "allocation"]')" = "['ok']"
+check "the nodes get the spec and --set too ($(head -n 1 "$workdir/shared.err"))" \
+  grep -q "ezpz doctor .*/spec.yaml --node-checks .* --set nodes=2$" "$workdir/shared.err"
 finish

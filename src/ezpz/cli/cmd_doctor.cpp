@@ -121,9 +121,7 @@ int run_doctor_command(const DoctorFlags& flags) {
   if (!flags.job.spec_path.empty()) inputs.job = flags.job.resolve_job(env.catalog);
   choose_system(flags, env.catalog, inputs);
   if (flags.node_checks) {
-    nlohmann::json answer = {{"node", inputs.node}, {"findings", nlohmann::json::array()}};
-    for (const auto& finding : run_doctor(inputs, CheckScope::node)) answer["findings"].push_back(finding.to_json());
-    std::cout << "ezpz-doctor " << json_text(answer) << std::endl;
+    std::cout << node_answer(inputs.node, run_doctor(inputs, CheckScope::node)) << std::flush;
     return k_exit_ok;
   }
   if (!flags.all_nodes) return print_report(flags, inputs, run_doctor(inputs, CheckScope::all), nlohmann::json::object());

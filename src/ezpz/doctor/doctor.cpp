@@ -96,21 +96,44 @@ std::string doctor_text(const DoctorInputs& inputs, const std::vector<Finding>& 
   return out.str();
 }
 
+namespace {
+const std::string k_answer_marker = "ezpz-doctor ";
+// An answer line stays under the 1 KiB in which launchers forward a task's output: srun split longer
+// lines of two nodes into each other.
+constexpr size_t k_max_answer_text = 300;
+
+std::string clipped(const std::string& text) {
+  return text.size() <= k_max_answer_text ? text : text.substr(0, k_max_answer_text) + "…";
+}
+}  // namespace
+
+std::string node_answer(const std::string& node, const std::vector<Finding>& findings) {
+  std::string lines;
+  for (const auto& finding : findings) {
+    Finding shown = finding;
+    shown.finding = clipped(shown.finding);
+    shown.remedy = clipped(shown.remedy);
+    lines += k_answer_marker + json_text({{"node", node}, {"finding", shown.to_json()}}) + "\n";
+  }
+  return lines;
+}
+
 std::vector<NodeFindings> read_node_answers(const std::string& out) {
-  const std::string marker = "ezpz-doctor ";
   std::vector<NodeFindings> answers;
   for (const auto& line : split(out, '\n')) {
-    if (!starts_with(line, marker)) continue;
-    nlohmann::json json = nlohmann::json::parse(line.substr(marker.size()), nullptr, false);
-    if (!json.is_object() || !json.contains("node") || !json.contains("findings")) continue;
-    NodeFindings node;
-    node.node = json["node"].is_string() ? json["node"].get<std::string>() : "";
+    if (!starts_with(line, k_answer_marker)) continue;
+    nlohmann::json json = nlohmann::json::parse(line.substr(k_answer_marker.size()), nullptr, false);
+    if (!json.is_object() || !json.contains("node") || !json["node"].is_string() || !json.contains("finding")) continue;
+    Finding finding;
     try {
-      for (const auto& finding : json["findings"]) node.findings.push_back(Finding::from_json(finding));
+      finding = Finding::from_json(json["finding"]);
     } catch (const UserError&) {
       continue;
     }
-    answers.push_back(std::move(node));
+    std::string node = json["node"].get<std::string>();
+    auto known = std::find_if(answers.begin(), answers.end(), [&](const NodeFindings& a) { return a.node == node; });
+    if (known == answers.end()) known = answers.insert(answers.end(), NodeFindings{node, {}});
+    known->findings.push_back(std::move(finding));
   }
   return answers;
 }

@@ -62,8 +62,13 @@ struct NodeFindings {
   std::vector<Finding> findings;
 };
 
-// Reads the answers of every node from the launcher's output: one line per node, "ezpz-doctor " and
-// a JSON object {"node": …, "findings": [...]}. Other lines are ignored.
+// One node's answer for --all-nodes: a line per finding, "ezpz-doctor " and a JSON object
+// {"node": …, "finding": {…}}, each short enough that a launcher forwards it whole (texts are cut at
+// 300 characters).
+std::string node_answer(const std::string& node, const std::vector<Finding>& findings);
+
+// Reads every node's answer from the launcher's output (node_answer's lines, in any order, mixed with
+// other output, which is ignored).
 std::vector<NodeFindings> read_node_answers(const std::string& out);
 
 // What differs between nodes, and what is wrong on all of them: for each check whose status is not the

@@ -19,8 +19,9 @@ const LauncherFamily k_families[] = {
     {"hydra", "MPICH Hydra", "HYDRA", {"mpich"}},
     // Open MPI 4 prints "mpiexec (OpenRTE) 4.1.4", Open MPI 5 "mpiexec (Open MPI) 5.0.0".
     {"openmpi", "Open MPI", "OpenRTE|Open MPI", {"openmpi"}},
-    // srun prints "slurm 22.05.8"; it starts MPICH (PMI-2) and Open MPI (PMIx) programs alike.
-    {"srun", "Slurm srun", "^slurm ", {"mpich", "openmpi"}},
+    // srun prints "slurm 23.02.7" (Debian's: "slurm-wlm 22.05.8"); it starts MPICH (PMI-2) and Open MPI
+    // (PMIx) programs alike.
+    {"srun", "Slurm srun", "^slurm(-wlm)? [0-9]", {"mpich", "openmpi"}},
     // HPE PALS starts Cray MPICH, which has MPICH's ABI. Its --version text is not confirmed here.
     {"pals", "HPE PALS", "PALS|[Cc]ray", {"mpich"}},
     {"local", "ezpz launch", "^ezpz ", {"mpich", "openmpi"}},

@@ -11,9 +11,7 @@ Finding finding(const std::string& check, CheckStatus status, const std::string&
 }
 
 std::string answer_line(const std::string& node, const std::vector<Finding>& findings) {
-  nlohmann::json json = {{"node", node}, {"findings", nlohmann::json::array()}};
-  for (const auto& f : findings) json["findings"].push_back(f.to_json());
-  return "ezpz-doctor " + json.dump() + "\n";
+  return node_answer(node, findings);
 }
 
 TEST(Doctor, FindingsRoundTripThroughJson) {
@@ -41,6 +39,17 @@ TEST(Doctor, OnlyChecksWhoseStatusDiffersAreReportedWithTheirNodes) {
   EXPECT_EQ(differences[0].status, CheckStatus::ok);
   EXPECT_EQ(differences[1].check, "devices on n2");
   EXPECT_EQ(differences[1].finding, "sees 1");
+}
+
+TEST(Doctor, AnswerLinesStayShortAndTwoNodesLinesMayMix) {
+  std::string a = node_answer("n1", {finding("python", CheckStatus::error, std::string(5000, 'x'))});
+  EXPECT_LT(a.size(), 1000u) << "launchers forward a task's output in 1 KiB pieces";
+  std::string b = node_answer("n2", {finding("python", CheckStatus::ok, "a"), finding("devices", CheckStatus::ok, "b")});
+  auto answers = read_node_answers(b.substr(0, b.find('\n') + 1) + a + b.substr(b.find('\n') + 1));
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].node, "n2");
+  EXPECT_EQ(answers[0].findings.size(), 2u);
+  EXPECT_EQ(answers[1].findings[0].finding.size(), 300u + std::string("…").size());
 }
 
 TEST(Doctor, ANodeWithoutAnAnswerIsAnError) {
