@@ -237,7 +237,9 @@ cat >"$userdir/mine.sh" <<'SCRIPT'
 #PBS -l select=1
 #PBS -l walltime=00:05:00
 #PBS -o mine.out
+#PBS -j oe
 echo "my own script ran"
+echo "to its stderr" >&2
 exit 3
 SCRIPT
 chown "$EZPZ_PBS_USER:" "$userdir/mine.sh"
@@ -253,6 +255,9 @@ check "own script: status says failed (got '$(state_of "$mine")')" test "$(state
 ezpz logs "$mine" >"$workdir/mine.log" 2>&1 </dev/null
 check "own script: logs reads the -o path of its directive ($(head -c 200 "$workdir/mine.log"))" \
   grep -q "my own script ran" "$workdir/mine.log"
+check "own script: -j oe put stderr into the output too" grep -q "to its stderr" "$workdir/mine.log"
+check "own script: with -j oe the record has no error file" \
+  "$python" -c 'import json, sys; assert json.load(open(sys.argv[1]))["error"] == ""' "$userdir/records/$mine/record.json"
 first=$(ezpz submit mine.sh --system pbs --hold 2>"$workdir/mine-hold.err" </dev/null)
 check "own script: --hold holds it (got '$(state_of "$first")')" test "$(state_of "$first")" = held
 second=$(ezpz submit mine.sh --system pbs --after "$first" 2>"$workdir/mine-after.err" </dev/null)

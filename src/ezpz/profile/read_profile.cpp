@@ -571,6 +571,15 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                    {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
                    {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
                    {"ping", [&](const Node& n) { r.list(s.ping, n, "ping"); }},
+                   {"joins",
+                    [&](const Node& n) {
+                      r.variables(s.joins, n, "joins");
+                      for (const auto& [directive, file] : s.joins) {
+                        if (file != "output" && file != "error") {
+                          d.error(n.loc, "'joins." + directive + "' must be output or error, found '" + file + "'");
+                        }
+                      }
+                    }},
                    {"node_state", [&](const Node& n) { read_node_state(s.node_state, n, r); }},
                    {"options", [&](const Node& n) { read_options(s.options, n, r); }},
                    {"value_rules",

@@ -71,6 +71,9 @@ struct Scheduler {
   std::string default_output;  // where output goes without `output:` ({name}, {job_number})
   std::string default_error;   // where stderr goes without `error:`; "" = into the output file
   std::string output_note;     // why a running job's output file may not exist yet ("" = no reason)
+  // A directive that joins the job's two streams, as "<option> <value>" ("-j oe"), and the file that
+  // gets both: "output" or "error". Read from the scripts users write (submit/batch_script.hpp).
+  std::vector<std::pair<std::string, std::string>> joins;
   std::map<std::string, long> max_length;  // value_rules.<key>.max_length
   OptionTable options;                     // empty for none: nothing reads directive lines
   SourceRef source;

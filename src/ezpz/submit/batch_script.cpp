@@ -84,6 +84,9 @@ ScriptDirectives read_script_directives(const std::string& text, const Scheduler
       if (name == name_option) found.name = option.value;
       if (name == output_option) found.output = option.value;
       if (name == error_option) found.error = option.value;
+      for (const auto& [directive, file] : scheduler.joins) {
+        if (directive == name + " " + *option.value) found.joined = file;
+      }
     }
   }
   return found;
@@ -133,6 +136,9 @@ JobRecord submit_script(const ScriptSubmission& script, const Scheduler& schedul
   record.submit_command = argv;
   record.output = output_path(directives.output, scheduler.default_output, record.name, record.job_id, options.submit_dir);
   record.error = output_path(directives.error, scheduler.default_error, record.name, record.job_id, options.submit_dir);
+  // Both streams in one file: the other one is never written.
+  if (directives.joined == "output") record.error.clear();
+  if (directives.joined == "error") record.output = record.error;
   return file_record(record, pending, options);
 }
 

@@ -23,6 +23,7 @@ struct ScriptDirectives {
   std::optional<std::string> name;    // the scheduler's job-name option ("-N", "--job-name")
   std::optional<std::string> output;  // its output option ("-o", "--output")
   std::optional<std::string> error;   // its error option ("-e", "--error")
+  std::string joined;                 // "output" or "error" when a directive joins both streams there (-j oe)
   std::vector<std::string> prefixes;  // every directive prefix found ("#SBATCH"), for the scheduler check
 };
 

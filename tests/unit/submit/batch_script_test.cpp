@@ -104,6 +104,23 @@ TEST(BatchScript, PbsAfterIsQsubsDependOptionAndTheFileNameIsTheDefaultName) {
   EXPECT_EQ(record.error, "/work/submit/run.pbs.e12");
 }
 
+// "#PBS -j oe", common in the scripts users write: stderr is in the output file, and there is no .e file
+// for `ezpz logs --stderr` to look for.
+TEST(BatchScript, PbsJoinedStreamsHaveOneFile) {
+  Fixture f;
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "13.server\n", ""});
+  runner.answers.push_back({0, "14.server\n", ""});
+  std::string joined = f.write("oe.sh", "#!/bin/bash\n#PBS -N j -j oe\nhostname\n");
+  JobRecord record = submit_script({joined, "polaris", {}}, scheduler("pbs"), k_prefixes, runner, f.options());
+  EXPECT_EQ(record.output, "/work/submit/j.o13");
+  EXPECT_EQ(record.error, "");
+  std::string into_error = f.write("eo.sh", "#!/bin/bash\n#PBS -N j\n#PBS -j eo -e err.txt\nhostname\n");
+  record = submit_script({into_error, "polaris", {}}, scheduler("pbs"), k_prefixes, runner, f.options());
+  EXPECT_EQ(record.output, "/work/submit/err.txt");
+  EXPECT_EQ(record.error, "/work/submit/err.txt");
+}
+
 TEST(BatchScript, AnotherSchedulersDirectivesAreRefusedBeforeAnythingRuns) {
   Fixture f;
   std::string path = f.write("job.sh", "#!/bin/bash\n#SBATCH -N 2\nsrun x\n");
