@@ -1,5 +1,4 @@
 // The checks about the site: which system this is, its scheduler, the allocation, the rendezvous.
-#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,17 +19,6 @@ namespace {
 std::string where_it_runs(const JobContext& job) {
   return job.inside() ? "a compute node of job " + job.job_id + " (" + job.variable + ")"
                       : "a login node (no job variable is set)";
-}
-
-// Whether `host` resolves here, and the error text when it does not.
-std::string resolve_problem(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  int code = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
-  if (found != nullptr) ::freeaddrinfo(found);
-  return code == 0 ? std::string() : std::string(::gai_strerror(code));
 }
 
 // Whether a TCP port can be bound on every address here; the error text when it cannot.
@@ -146,8 +134,9 @@ std::vector<Finding> check_rendezvous(const DoctorInputs& inputs) {
     return {error_finding(name, error.what(), error.diagnostics().empty() ? "" : error.diagnostics().front().hint)};
   }
   std::string text = "rendezvous at " + rendezvous.addr + ":" + rendezvous.port + " (" + rendezvous.addr_origin + ")";
-  if (std::string problem = resolve_problem(rendezvous.addr); !problem.empty()) {
-    return {error_finding(name, text + ": the host does not resolve here: " + problem,
+  // Looked up as the ranks' rendezvous will look it up (ezpz exec checks it the same way).
+  if (auto problem = system_host_resolver()(rendezvous.addr)) {
+    return {error_finding(name, text + ": the host does not resolve here: " + *problem,
                           "set master_addr in the profile, or MASTER_ADDR, to a name every node resolves")};
   }
   if (std::string problem = bind_problem(std::stol(rendezvous.port)); !problem.empty()) {

@@ -9,6 +9,8 @@
 
 #include "ezpz/profile/directive_options.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/option_template.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -35,14 +37,6 @@ std::optional<std::string> after_prefix(const std::string& line, const std::stri
   std::string rest = line.substr(prefix.size());
   if (!rest.empty() && rest[0] != ' ' && rest[0] != '\t') return std::nullopt;  // "#PBSX" is a comment
   return rest;
-}
-
-std::string read_script(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read the batch script " + path, "check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -99,7 +93,8 @@ JobRecord submit_script(const ScriptSubmission& script, const Scheduler& schedul
     throw UserError("system '" + script.system + "' has no scheduler to submit " + script.path + " to",
                     "name the system whose scheduler should run it: --system NAME (ezpz systems)");
   }
-  std::string text = read_script(script.path);
+  std::string text = read_regular_file(script.path, "the batch script " + script.path, k_max_spec_bytes,
+                                       "check the path and its permissions");
   ScriptDirectives directives = read_script_directives(text, scheduler, other_prefixes);
   for (const auto& prefix : directives.prefixes) {
     if (prefix == scheduler.directive_prefix) continue;
