@@ -132,6 +132,13 @@ expect launcher warn "does not name its family" "a profile without launcher.fami
 expect mpi warn "links mpich" "an MPI program where the profile names no launcher family"
 PATH=$workdir/bin:$PATH doctor --system drhydra --binary "$workdir/no-such-program"
 expect mpi error "ldd $workdir/no-such-program failed" "a program that does not exist"
+# A program whose MPI library the loader cannot find: ldd says "not found" (the review found it was ok).
+printf 'int f(void) { return 0; }\n' >stub.c
+printf 'int f(void);\nint main(void) { return f(); }\n' >needs.c
+gcc -shared -fPIC -o libmpi.so.12 -Wl,-soname,libmpi.so.12 stub.c && gcc needs.c -L. -l:libmpi.so.12 -o needs-mpi
+rm -f libmpi.so.12
+PATH=$workdir/bin:$PATH doctor --system drhydra --binary needs-mpi
+expect mpi error "the loader cannot find its MPI library" "an MPI library that is not found"
 rm -f bin/mpiexec  # a link to a real mpiexec: writing through it would replace that
 printf '#!/bin/sh\necho "mpiexec 1.0"\n' >bin/mpiexec && chmod +x bin/mpiexec
 PATH=$workdir/bin:$PATH doctor --system drhydra
@@ -173,6 +180,12 @@ if mount -t tmpfs -o size=4m tmpfs nl-ok 2>/dev/null; then
   expect node-local error "it is full" "a full tmpfs"
   doctor --system drnlro
   expect node-local error "is not writable: Read-only file system" "a read-only tmpfs"
+  # A profile may name it by the user's variable (Frontier: /mnt/bb/$USER).
+  mkdir -p nl-ok/doctor-user
+  # shellcheck disable=SC2016 # the profile holds $USER, the doctor expands it
+  profile drnluser "extends: local" 'node: {node_local: '"$workdir"'/nl-ok/$USER}'
+  USER=doctor-user doctor --system drnluser
+  expect node-local ok "nl-ok/doctor-user is writable" "a node-local path with \$USER"
   profile drnlmissing "extends: local" "node: {node_local: $workdir/nl-missing}"
   doctor --system drnlmissing
   expect node-local warn "does not exist here (a login node)" "a missing directory on a login node"

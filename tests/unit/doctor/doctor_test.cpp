@@ -3,6 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../test_support.hpp"
+#include "ezpz/doctor/checks.hpp"
+
 namespace ezpz::core {
 namespace {
 
@@ -71,6 +79,34 @@ TEST(Doctor, EveryCheckHasAUniqueNameAndTheCountsMakeTheExitStatus) {
   EXPECT_EQ(counts.ok, 1);
   EXPECT_EQ(counts.warn, 1);
   EXPECT_EQ(counts.error, 2);
+}
+
+// Aurora's node: 6 Intel Max 1550 render nodes, which the profile counts as 12 tiles (FLAT mode). The
+// review found every Aurora compute node warned "fewer than the profile's" before tiles were counted.
+TEST(Doctor, AnAuroraNodesSixCardsAreItsTwelveTiles) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("ezpz-doctor-aurora-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  for (int i = 0; i < 6; ++i) {
+    fs::path device = root / "sys/class/drm" / ("renderD" + std::to_string(128 + i)) / "device";
+    fs::create_directories(device);
+    std::ofstream(device / "vendor") << "0x8086\n";
+    std::ofstream(device / "device") << "0x0bd5\n";
+  }
+  fs::create_directories(root / "dev");
+  DoctorInputs inputs;
+  inputs.catalog = &test::builtin_catalog();
+  inputs.env = table_env({{"PBS_JOBID", "1.aurora-pbs-0001"}});
+  inputs.root = root.string();
+  inputs.system = "aurora";
+  auto found = check_devices(inputs);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].status, CheckStatus::ok) << found[0].finding;
+  EXPECT_NE(found[0].finding.find("(2 tiles per card)"), std::string::npos) << found[0].finding;
+  fs::remove_all(root / "sys/class/drm/renderD133");  // a card lost: 5 of 6
+  found = check_devices(inputs);
+  EXPECT_EQ(found[0].status, CheckStatus::warn) << found[0].finding;
+  fs::remove_all(root);
 }
 
 }  // namespace
