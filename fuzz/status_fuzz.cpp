@@ -35,8 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t start = 0; start <= rest.size();) {
     size_t end = std::min(rest.find(separator, start), rest.size());
     bool first = runner.answers.empty();
-    runner.answers.push_back(ezpz::ProcessResult{first && (choice & 2) ? 1 : 0, std::string(rest.substr(start, end - start)),
-                                           first && (choice & 2) ? "Unknown Job Id\n" : ""});
+    runner.answers.push_back(ezpz::ProcessResult{first && (choice & 2) ? 1 : 0,
+                                                 std::string(rest.substr(start, end - start)),
+                                                 first && (choice & 2) ? "Unknown Job Id\n" : ""});
     start = end + separator.size();
   }
   const Scheduler& scheduler = fuzz::builtin_catalog().scheduler(choice & 1 ? "slurm" : "pbs");

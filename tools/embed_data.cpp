@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
     std::string index = std::to_string(i);
     body << array("k_text_" + index, text) << array("k_tree_" + index, tree);
     table << "    {\"" << relative << "\", std::string_view(reinterpret_cast<const char*>(k_text_" << index << "), "
-          << text.size() << "), std::string_view(reinterpret_cast<const char*>(k_tree_" << index << "), "
-          << tree.size() << ")},\n";
+          << text.size() << "), std::string_view(reinterpret_cast<const char*>(k_tree_" << index << "), " << tree.size()
+          << ")},\n";
   }
   body << "\n}  // namespace\n\nconst std::vector<EmbeddedFile>& embedded_files() {\n"
        << "  static const std::vector<EmbeddedFile> k_files = {\n"

@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
   double last_loss = 0;
   for (int step = 1; step <= args.steps; ++step) {
     const auto x = torch::randn({kBatch, kInputs}).to(ctx.device);
-    const auto y = torch::tanh(x.matmul(w_true)) + 0.5 * x.slice(1, 0, 1) + 0.01 * torch::randn({kBatch, 1}).to(ctx.device);
+    const auto y =
+        torch::tanh(x.matmul(w_true)) + 0.5 * x.slice(1, 0, 1) + 0.01 * torch::randn({kBatch, 1}).to(ctx.device);
 
     optimizer.zero_grad();
     const auto loss = torch::mse_loss(model->forward(x), y);

@@ -21,7 +21,7 @@ class Value {
   Value(long value) : m_type(Type::integer), m_int(value) {}
   Value(long long value) : m_type(Type::integer), m_int(value) {}
   Value(unsigned value) : m_type(Type::integer), m_int(value) {}
-  Value(unsigned long value) : m_type(Type::integer), m_int(static_cast<long long>(value)) {}  // pre: <= LLONG_MAX
+  Value(unsigned long value) : m_type(Type::integer), m_int(static_cast<long long>(value)) {}       // pre: <= LLONG_MAX
   Value(unsigned long long value) : m_type(Type::integer), m_int(static_cast<long long>(value)) {}  // as above
   Value(double value) : m_type(Type::number), m_number(value) {}
   Value(const char* value) : m_type(Type::string), m_string(value) {}

@@ -23,8 +23,8 @@ EnvLookup lookup_in(const Vars& vars) {
 }
 
 Vars valid() {
-  return {{"RANK", "3"},         {"WORLD_SIZE", "8"},          {"LOCAL_RANK", "3"}, {"LOCAL_WORLD_SIZE", "4"},
-          {"MASTER_ADDR", "n0"}, {"MASTER_PORT", "29500"},     {"EZPZ_NODE_NAME", "n0"}};
+  return {{"RANK", "3"},         {"WORLD_SIZE", "8"},      {"LOCAL_RANK", "3"},     {"LOCAL_WORLD_SIZE", "4"},
+          {"MASTER_ADDR", "n0"}, {"MASTER_PORT", "29500"}, {"EZPZ_NODE_NAME", "n0"}};
 }
 
 Vars with(Vars vars, const Vars& changes) {
@@ -69,8 +69,8 @@ TEST(TorchEnvironment, OptionalValues) {
 
 TEST(TorchEnvironment, DefaultBackendFollowsTheDevice) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"cpu", "gloo"}, {"cuda", "nccl"}, {"cuda:3", "nccl"}, {"hip:0", "nccl"},
-      {"xpu", "xccl"}, {"xpu:11", "xccl"}, {"mps", "gloo"}, {"meta", "gloo"}};
+      {"cpu", "gloo"}, {"cuda", "nccl"},   {"cuda:3", "nccl"}, {"hip:0", "nccl"},
+      {"xpu", "xccl"}, {"xpu:11", "xccl"}, {"mps", "gloo"},    {"meta", "gloo"}};
   for (const auto& [device, backend] : cases) {
     EXPECT_EQ(core::default_backend(device), backend) << device;
     const auto env = read_environment(lookup_in(with(valid(), {{"TORCH_DEVICE", device}})));

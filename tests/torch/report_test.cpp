@@ -77,8 +77,8 @@ TEST(TorchReport, QuickAndSingleRank) {
 }
 
 TEST(TorchReport, FailuresAndMissingRanks) {
-  const auto report = report_of({row(0, "a"), row(1, "a", {"all-reduce (sum of rank+1): expected 10, got 9"}),
-                                 std::nullopt, row(3, "b")});
+  const auto report = report_of(
+      {row(0, "a"), row(1, "a", {"all-reduce (sum of rank+1): expected 10, got 9"}), std::nullopt, row(3, "b")});
   EXPECT_FALSE(report.ok());
   EXPECT_EQ(report.failures(), (std::vector<std::string>{"rank 1: all-reduce (sum of rank+1): expected 10, got 9",
                                                          "rank 2: did not report within 300 s"}));

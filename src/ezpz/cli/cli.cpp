@@ -29,12 +29,12 @@ struct Command {
 };
 
 const Command k_commands[] = {
-    {"init", add_init_command},       {"doctor", add_doctor_command},     {"render", add_render_command},   {"resolve", add_resolve_command},   {"validate", add_validate_command},
-    {"systems", add_systems_command}, {"schema", add_schema_command},     {"submit", add_submit_command},
-    {"status", add_status_command},   {"cancel", add_cancel_command},     {"logs", add_logs_command},
-    {"exec", add_exec_command},       {"launch", add_launch_command},     {"kill", add_kill_command},
-    {"test", add_test_command},       {"hostlist", add_hostlist_command}, {"yeet", add_yeet_command},
-    {"probe", add_probe_command},
+    {"init", add_init_command},         {"doctor", add_doctor_command},     {"render", add_render_command},
+    {"resolve", add_resolve_command},   {"validate", add_validate_command}, {"systems", add_systems_command},
+    {"schema", add_schema_command},     {"submit", add_submit_command},     {"status", add_status_command},
+    {"cancel", add_cancel_command},     {"logs", add_logs_command},         {"exec", add_exec_command},
+    {"launch", add_launch_command},     {"kill", add_kill_command},         {"test", add_test_command},
+    {"hostlist", add_hostlist_command}, {"yeet", add_yeet_command},         {"probe", add_probe_command},
 };
 
 const Command* find_command(std::string_view name) {
@@ -58,7 +58,9 @@ int run_command(int argc, char** argv);
 
 }  // namespace
 
-const std::vector<std::string>& program_after_separator() { return separated_program(); }
+const std::vector<std::string>& program_after_separator() {
+  return separated_program();
+}
 
 // Every exception ends here, once; each kind has its exit code (util/exit_codes.hpp, README.md).
 int run_cli(int argc, char** argv) {
@@ -97,8 +99,8 @@ int run_command(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && chosen == nullptr) {
     std::vector<std::string> names;
     for (const auto& command : k_commands) names.emplace_back(command.name);
-    std::cerr << "ezpz: usage error: unknown command '" << argv[1] << "'\n  hint: "
-              << suggestion_hint(argv[1], names) << " (see 'ezpz --help')\n";
+    std::cerr << "ezpz: usage error: unknown command '" << argv[1] << "'\n  hint: " << suggestion_hint(argv[1], names)
+              << " (see 'ezpz --help')\n";
     return k_exit_usage;
   }
   CLI::App app{

@@ -26,7 +26,8 @@ int run_init(const InitFlags& flags) {
   const std::string& name = chosen.system;
   const std::string& why = chosen.reason;
   SourceLoc where;
-  if (!flags.system.empty()) where = SourceLoc{make_source("--system", name, true), 1, 1, static_cast<int>(name.size())};
+  if (!flags.system.empty())
+    where = SourceLoc{make_source("--system", name, true), 1, 1, static_cast<int>(name.size())};
   const SystemProfile& profile = env.catalog.system(name, where);
   std::string text = starter_spec(profile, why, flags.file == "-" ? "job.yaml" : flags.file);
   if (flags.file == "-") {
@@ -52,9 +53,10 @@ void add_init_command(CLI::App& app, CommandAction& action) {
   command->add_option("file", flags->file, "where to write it (default job.yaml; '-' for stdout)");
   command->add_option("--system", flags->system, "the system to write it for (default: $EZPZ_SYSTEM, else detected)");
   command->add_flag("--force", flags->force, "replace FILE when it exists");
-  command->footer("The spec has the system's required keys, default queue and filesystems filled in. A value only\n"
-                  "you know (your project) is left empty with a 'fill in' comment: ezpz validate reports it until\n"
-                  "it is filled. ezpz systems show NAME lists the system's queues and defaults.");
+  command->footer(
+      "The spec has the system's required keys, default queue and filesystems filled in. A value only\n"
+      "you know (your project) is left empty with a 'fill in' comment: ezpz validate reports it until\n"
+      "it is filled. ezpz systems show NAME lists the system's queues and defaults.");
   command->callback([&action, flags] { action = [flags] { return run_init(*flags); }; });
 }
 

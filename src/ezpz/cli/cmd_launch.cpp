@@ -213,9 +213,12 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<LaunchOptions>();
   CLI::App* command = app.add_subcommand("launch", "Start every rank of CMD in this allocation, through ezpz exec");
   command->add_option("--system", options->system, "system profile (default: $EZPZ_SYSTEM, else detected)");
-  command->add_option("-n,--ranks", options->ranks, "total ranks (default: nodes x ranks per node)")->check(CLI::Range(1L, 1000000L));
-  command->add_option("--ppn", options->ppn, "ranks per node (default: the profile's, one per device)")->check(CLI::Range(1L, 1000000L));
-  command->add_option("--nodes", options->nodes, "nodes to use (default: every host of the allocation)")->check(CLI::Range(1L, 1000000L));
+  command->add_option("-n,--ranks", options->ranks, "total ranks (default: nodes x ranks per node)")
+      ->check(CLI::Range(1L, 1000000L));
+  command->add_option("--ppn", options->ppn, "ranks per node (default: the profile's, one per device)")
+      ->check(CLI::Range(1L, 1000000L));
+  command->add_option("--nodes", options->nodes, "nodes to use (default: every host of the allocation)")
+      ->check(CLI::Range(1L, 1000000L));
   command->add_option("--hostfile", options->hostfile, "host file to use instead of the scheduler's");
   command->add_option("--cpu-bind", options->cpu_bind, "cpu binding (as the spec key cpu_bind: none, depth, list:…)");
   command

@@ -48,7 +48,8 @@ int run_logs(const LogsFlags& flags) {
   Environment env = Environment::from_process();
   std::string root = records_root(flags.records);
   JobRef ref = find_job(env, root, flags.id, "");
-  if (!ref.record) throw UserError("no record of job '" + flags.id + "' in " + root, "logs needs a job submitted with ezpz submit");
+  if (!ref.record)
+    throw UserError("no record of job '" + flags.id + "' in " + root, "logs needs a job submitted with ezpz submit");
   std::string path = flags.error_file ? ref.record->error : ref.record->output;
   if (path.empty()) {
     throw UserError("job " + ref.job_id + " has no recorded " + (flags.error_file ? "error" : "output") + " file",
@@ -78,7 +79,8 @@ void add_logs_command(CLI::App& app, CommandAction& action) {
   CLI::App* command = app.add_subcommand("logs", "Print a job's output file (as recorded at submit)");
   command->add_option("job", flags->id, "job id")->required();
   command->add_flag("-f,--follow", flags->follow, "keep printing new output until the job ends");
-  command->add_flag("--stderr", flags->error_file, "the error file (PBS: <name>.e<number> unless the spec sets error:)");
+  command->add_flag("--stderr", flags->error_file,
+                    "the error file (PBS: <name>.e<number> unless the spec sets error:)");
   add_records_option(*command, flags->records);
   command->callback([&action, flags] { action = [flags] { return run_logs(*flags); }; });
 }

@@ -48,7 +48,9 @@ int run_status(const StatusFlags& flags) {
                      {"failover", decisions}});
       continue;
     }
-    auto pad = [](std::string text, size_t width) { return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' '); };
+    auto pad = [](std::string text, size_t width) {
+      return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+    };
     std::string starts = status.starts ? std::to_string(*status.starts) : "-";
     std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(job_state_name(status.state), 12) << pad(exit, 6)
               << pad(starts, 8) << (ref.record ? ref.record->submitted_at : "")
@@ -70,13 +72,16 @@ int run_status(const StatusFlags& flags) {
 
 void add_status_command(CLI::App& app, CommandAction& action) {
   auto flags = std::make_shared<StatusFlags>();
-  CLI::App* command = app.add_subcommand("status", "Show the state of jobs: queued, held, running, completed, failed, cancelled");
+  CLI::App* command =
+      app.add_subcommand("status", "Show the state of jobs: queued, held, running, completed, failed, cancelled");
   command->add_option("jobs", flags->ids, "job ids (default: every job in the records directory)");
-  command->add_option("--system", flags->system, "system of jobs without a record (default: $EZPZ_SYSTEM, else detected)");
+  command->add_option("--system", flags->system,
+                      "system of jobs without a record (default: $EZPZ_SYSTEM, else detected)");
   command->add_flag("--json", flags->json, "print JSON");
   add_records_option(*command, flags->records);
-  command->footer("PBS: qstat -x -f -F json (finished jobs need server job history). Slurm: scontrol show job,\n"
-                  "which keeps finished jobs for MinJobAge; after that a job's state is 'unknown'.");
+  command->footer(
+      "PBS: qstat -x -f -F json (finished jobs need server job history). Slurm: scontrol show job,\n"
+      "which keeps finished jobs for MinJobAge; after that a job's state is 'unknown'.");
   command->callback([&action, flags] { action = [flags] { return run_status(*flags); }; });
 }
 

@@ -7,8 +7,8 @@
 #include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_commands.hpp"
-#include "ezpz/profile/job_state.hpp"
 #include "ezpz/profile/detect.hpp"
+#include "ezpz/profile/job_state.hpp"
 #include "ezpz/submit/batch_script.hpp"
 #include "ezpz/submit/submit.hpp"
 #include "ezpz/util/exit_codes.hpp"
@@ -57,8 +57,9 @@ int run_submit_script(const SubmitFlags& flags) {
     if (!value.empty()) ignored.push_back(key);
   }
   if (!ignored.empty() || !program_after_separator().empty()) {
-    throw UserError(job.spec_path + " is a batch script: it is submitted as it is, and --set, -N, -t, -q, -A and a "
-                     "program after '--' do not apply to it; change the script, or write the job as a spec (ezpz init)");
+    throw UserError(job.spec_path +
+                    " is a batch script: it is submitted as it is, and --set, -N, -t, -q, -A and a "
+                    "program after '--' do not apply to it; change the script, or write the job as a spec (ezpz init)");
   }
   Environment env = Environment::from_process();
   ScriptSubmission script;
@@ -67,7 +68,8 @@ int run_submit_script(const SubmitFlags& flags) {
   script.after = flags.after;
   const Scheduler& scheduler = env.catalog.scheduler(env.catalog.system(script.system).scheduler);
   std::vector<std::string> prefixes;
-  for (const auto& name : env.catalog.scheduler_names()) prefixes.push_back(env.catalog.scheduler(name).directive_prefix);
+  for (const auto& name : env.catalog.scheduler_names())
+    prefixes.push_back(env.catalog.scheduler(name).directive_prefix);
   if (flags.dry_run) {
     std::cout << "ezpz: would submit " << job.spec_path << " as it is with " << join(scheduler.submit, " ")
               << " on system '" << script.system << "'" << std::endl;
@@ -121,15 +123,16 @@ void add_submit_command(CLI::App& app, CommandAction& action) {
       ->type_name("JOBID");
   command->add_flag("--wait", flags->wait, "wait until the job ends; exit with its exit code");
   add_records_option(*command, flags->records);
-  command->footer("A file whose first line is '#!' is a batch script: it is submitted unchanged on the system\n"
-                  "(--system, else detected), its directives give the record its job name and output paths, and\n"
-                  "--hold and --after are passed to qsub/sbatch.\n"
-                  "Only the job id goes to stdout. The script and the resolved job are kept in\n"
-                  "~/.local/state/ezpz/jobs/<job id>/ (or --records, $EZPZ_RECORDS_DIR, $XDG_STATE_HOME/ezpz/jobs)\n"
-                  "before anything is submitted, also when submission fails; status, logs and cancel find them from\n"
-                  "any directory.\n"
-                  "--wait exits with the job's own exit code, or for a job that did not end by itself:\n" +
-                  wait_codes_text() + " (docs/jobs.md).");
+  command->footer(
+      "A file whose first line is '#!' is a batch script: it is submitted unchanged on the system\n"
+      "(--system, else detected), its directives give the record its job name and output paths, and\n"
+      "--hold and --after are passed to qsub/sbatch.\n"
+      "Only the job id goes to stdout. The script and the resolved job are kept in\n"
+      "~/.local/state/ezpz/jobs/<job id>/ (or --records, $EZPZ_RECORDS_DIR, $XDG_STATE_HOME/ezpz/jobs)\n"
+      "before anything is submitted, also when submission fails; status, logs and cancel find them from\n"
+      "any directory.\n"
+      "--wait exits with the job's own exit code, or for a job that did not end by itself:\n" +
+      wait_codes_text() + " (docs/jobs.md).");
   command->callback([&action, flags] { action = [flags] { return run_submit(*flags); }; });
 }
 

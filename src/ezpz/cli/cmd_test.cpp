@@ -24,12 +24,15 @@ void add_test_command(CLI::App& app, CommandAction& action) {
   CLI::App* command = app.add_subcommand(
       "test", "Distributed smoke test: all-reduce, broadcast and barrier on every rank, with timings");
   command->add_option("--system", options->system, "system profile (default: $EZPZ_SYSTEM, else detected)");
-  command->add_option("--iterations", options->iterations, "timed all-reduce iterations")->check(CLI::Range(1L, 1000000L));
-  command->add_option("--size-mb", options->size_mb, "size of the bandwidth all-reduce in MiB")->check(CLI::Range(1L, 1000000L));
+  command->add_option("--iterations", options->iterations, "timed all-reduce iterations")
+      ->check(CLI::Range(1L, 1000000L));
+  command->add_option("--size-mb", options->size_mb, "size of the bandwidth all-reduce in MiB")
+      ->check(CLI::Range(1L, 1000000L));
   command->add_flag("--quick", options->quick, "one all-reduce only (for launch benchmarks)");
   command->add_flag("--json", options->json, "rank 0 prints JSON instead of a table");
-  command->footer("Run it on every rank: ezpz launch -n 4 -- ezpz test   (or under mpiexec/srun directly).\n"
-                  "It runs ezpz-torch-test (LibTorch, c10d) next to the ezpz binary, or $EZPZ_TORCH_TEST.");
+  command->footer(
+      "Run it on every rank: ezpz launch -n 4 -- ezpz test   (or under mpiexec/srun directly).\n"
+      "It runs ezpz-torch-test (LibTorch, c10d) next to the ezpz binary, or $EZPZ_TORCH_TEST.");
   command->callback([&action, options] {
     action = [options] {
       if (!program_after_separator().empty()) {
@@ -37,8 +40,8 @@ void add_test_command(CLI::App& app, CommandAction& action) {
                         "options go before: ezpz test --iterations 50 --size-mb 16");
       }
       Environment env = Environment::from_process();
-      std::vector<std::string> program = {companion_program(
-          env, "ezpz-torch-test", "EZPZ_TORCH_TEST", "build with LibTorch (EZPZ_BUILD_TORCH=ON)")};
+      std::vector<std::string> program = {
+          companion_program(env, "ezpz-torch-test", "EZPZ_TORCH_TEST", "build with LibTorch (EZPZ_BUILD_TORCH=ON)")};
       if (options->iterations > 0) program.insert(program.end(), {"--iterations", std::to_string(options->iterations)});
       if (options->size_mb > 0) program.insert(program.end(), {"--size-mb", std::to_string(options->size_mb)});
       if (options->quick) program.push_back("--quick");

@@ -16,7 +16,9 @@ JobRef find_job(const Environment& env, const std::string& records, const std::s
   return find_job(env.catalog, records, job_id, system_flag, process_env(), host_name());
 }
 
-double poll_seconds() { return seconds_from_environment("EZPZ_POLL_SECONDS", 2.0, 0.01, 3600); }
+double poll_seconds() {
+  return seconds_from_environment("EZPZ_POLL_SECONDS", 2.0, 0.01, 3600);
+}
 
 JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, ProcessRunner& runner, double interval) {
   while (true) {
@@ -27,7 +29,9 @@ JobStatus wait_for(const Scheduler& scheduler, const std::string& job_id, Proces
 }
 
 void add_records_option(CLI::App& command, std::string& records) {
-  command.add_option("--records", records, "job records directory (default: $EZPZ_RECORDS_DIR, else $XDG_STATE_HOME/ezpz/jobs, else ~/.local/state/ezpz/jobs)");
+  command.add_option("--records", records,
+                     "job records directory (default: $EZPZ_RECORDS_DIR, else $XDG_STATE_HOME/ezpz/jobs, else "
+                     "~/.local/state/ezpz/jobs)");
 }
 
 }  // namespace ezpz::core

@@ -19,12 +19,12 @@ namespace ezpz::core {
 
 struct DoctorInputs {
   const Catalog* catalog = nullptr;
-  EnvLookup env;          // the process environment, or a simulated one
-  std::string node;       // this node's name (node_name())
-  std::string root = "/";  // where device nodes are looked for (tests: a fake tree)
-  ProcessRunner* runner = nullptr;  // for the programs the checks ask (with a time limit)
-  std::string system;     // the profile checked against; "" when none matched
-  std::string system_why;  // "by --system", "by detection (…)"
+  EnvLookup env;                      // the process environment, or a simulated one
+  std::string node;                   // this node's name (node_name())
+  std::string root = "/";             // where device nodes are looked for (tests: a fake tree)
+  ProcessRunner* runner = nullptr;    // for the programs the checks ask (with a time limit)
+  std::string system;                 // the profile checked against; "" when none matched
+  std::string system_why;             // "by --system", "by detection (…)"
   std::optional<ResolvedJob> job;     // when a spec was given: its keys are checked too
   std::vector<std::string> binaries;  // programs whose MPI library is checked (--binary)
   std::string python = "python3";     // the Python whose MPI library (mpi4py) is checked (--python)

@@ -105,23 +105,28 @@ std::vector<Finding> check_modules(const DoctorInputs& inputs) {
   const SystemProfile* profile = checked_profile(inputs);
   if (profile == nullptr) return {};
   std::vector<std::string> modules = job_modules(inputs, *profile);
-  ProcessResult result = run_in_shell(inputs, *profile,
-                                      "if type module >/dev/null 2>&1; then echo 'ezpz-doctor module=yes'; "
-                                      "else echo 'ezpz-doctor module=no'; fi\necho \"ezpz-doctor path=${MODULEPATH:-}\"\n");
+  ProcessResult result =
+      run_in_shell(inputs, *profile,
+                   "if type module >/dev/null 2>&1; then echo 'ezpz-doctor module=yes'; "
+                   "else echo 'ezpz-doctor module=no'; fi\necho \"ezpz-doctor path=${MODULEPATH:-}\"\n");
   auto found = answers(result.out);
   std::string shell = profile->shell;
   bool needed = !modules.empty() || !profile->module_use.empty();
   if (found["module"] != "yes") {
     if (!needed) return {ok_finding(name, "no module command in " + shell + ", and the job loads no modules")};
-    return {error_finding(name, "the job loads modules (" + join(modules, ", ") + "), but " + shell + " has no module command",
-                          "source the module system's init in the profile's shell (e.g. /etc/profile.d/lmod.sh), or drop "
-                          "modules: if the environment is set up otherwise")};
+    return {error_finding(
+        name, "the job loads modules (" + join(modules, ", ") + "), but " + shell + " has no module command",
+        "source the module system's init in the profile's shell (e.g. /etc/profile.d/lmod.sh), or drop "
+        "modules: if the environment is set up otherwise")};
   }
   std::vector<std::string> dirs = split(found["path"], ':');
   if (found["path"].empty()) {
-    if (!needed) return {warn_finding(name, "module exists but MODULEPATH is not set in " + shell, "module load would find nothing")};
+    if (!needed)
+      return {
+          warn_finding(name, "module exists but MODULEPATH is not set in " + shell, "module load would find nothing")};
     if (profile->module_use.empty()) {
-      return {error_finding(name, "MODULEPATH is not set in " + shell + ": module load finds nothing, and may not say so",
+      return {error_finding(name,
+                            "MODULEPATH is not set in " + shell + ": module load finds nothing, and may not say so",
                             "run the job's shell as a login shell (shell: /bin/bash -l), or set MODULEPATH in setup:")};
     }
   }
@@ -141,8 +146,9 @@ std::vector<Finding> check_modules(const DoctorInputs& inputs) {
     auto load = answers(loaded.out);
     if (load.find("failed") == load.end() || !load["failed"].empty()) {
       std::string failed = load.count("failed") ? load["failed"] : join(missing, ", ");
-      return {error_finding(name, "module load " + failed + " fails: " + last_error_line(loaded) +
-                                      " (not on MODULEPATH " + join(dirs, ":") + ")",
+      return {error_finding(name,
+                            "module load " + failed + " fails: " + last_error_line(loaded) + " (not on MODULEPATH " +
+                                join(dirs, ":") + ")",
                             "check the names with 'module avail', or add the directory to the profile's module_use")};
     }
     return {ok_finding(name, "module works in " + shell + "; " + join(modules, ", ") + " load (" + join(missing, ", ") +
@@ -162,21 +168,27 @@ std::vector<Finding> check_python(const DoctorInputs& inputs) {
   if (!modules.empty() || !profile->module_use.empty()) {
     script += "if type module >/dev/null 2>&1; then\n" + module_lines(*profile, modules) + "fi\n";
   }
-  script += env_lines(inputs) + setup + "\necho \"ezpz-doctor activated=${VIRTUAL_ENV:-}${CONDA_PREFIX:-}\"\n" + k_python_probe;
+  script += env_lines(inputs) + setup + "\necho \"ezpz-doctor activated=${VIRTUAL_ENV:-}${CONDA_PREFIX:-}\"\n" +
+            k_python_probe;
   ProcessResult result = run_in_shell(inputs, *profile, script);
   auto found = answers(result.out);
-  if (result.timed_out) return {error_finding(name, "the job's setup and python3 did not finish in time", "run the setup by hand")};
+  if (result.timed_out)
+    return {error_finding(name, "the job's setup and python3 did not finish in time", "run the setup by hand")};
   if (found.find("python") == found.end()) {
-    return {error_finding(name, "the job's setup failed (exit code " + std::to_string(result.exit_code) + "): " + last_error_line(result),
-                          "run the setup: lines by hand in " + profile->shell + " and fix the first error")};
+    return {error_finding(
+        name, "the job's setup failed (exit code " + std::to_string(result.exit_code) + "): " + last_error_line(result),
+        "run the setup: lines by hand in " + profile->shell + " and fix the first error")};
   }
   const std::string& python = found["python"];
   if (python.empty()) {
-    return {error_finding(name, "no python3 on PATH after the job's setup", "activate an environment with Python in setup:")};
+    return {error_finding(name, "no python3 on PATH after the job's setup",
+                          "activate an environment with Python in setup:")};
   }
   std::string torch = found["torch"];
   if (torch.empty() || starts_with(torch, "error")) {
-    return {error_finding(name, python + " (after the job's setup) cannot import torch: " + (torch.empty() ? last_error_line(result) : torch.substr(6)),
+    return {error_finding(name,
+                          python + " (after the job's setup) cannot import torch: " +
+                              (torch.empty() ? last_error_line(result) : torch.substr(6)),
                           "activate the environment that has torch in setup:, or install torch into it")};
   }
   std::string text = python + " has torch " + torch;

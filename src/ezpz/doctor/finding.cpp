@@ -10,7 +10,8 @@ struct StatusName {
   CheckStatus status;
   const char* name;
 };
-const StatusName k_status_names[] = {{CheckStatus::ok, "ok"}, {CheckStatus::warn, "warn"}, {CheckStatus::error, "error"}};
+const StatusName k_status_names[] = {
+    {CheckStatus::ok, "ok"}, {CheckStatus::warn, "warn"}, {CheckStatus::error, "error"}};
 
 }  // namespace
 
@@ -50,7 +51,9 @@ Finding Finding::from_json(const nlohmann::json& json) {
 FindingCounts count_findings(const std::vector<Finding>& findings) {
   FindingCounts counts;
   for (const auto& finding : findings) {
-    int& count = finding.status == CheckStatus::ok ? counts.ok : finding.status == CheckStatus::warn ? counts.warn : counts.error;
+    int& count = finding.status == CheckStatus::ok     ? counts.ok
+                 : finding.status == CheckStatus::warn ? counts.warn
+                                                       : counts.error;
     ++count;
   }
   return counts;

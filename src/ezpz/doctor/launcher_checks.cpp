@@ -9,9 +9,9 @@ namespace {
 
 // How each launcher family answers `--version`, and which MPI libraries it can start.
 struct LauncherFamily {
-  const char* name;          // launcher_family_names()
-  const char* display;       // for findings
-  const char* version_text;  // ECMAScript, searched in the answer to --version
+  const char* name;                    // launcher_family_names()
+  const char* display;                 // for findings
+  const char* version_text;            // ECMAScript, searched in the answer to --version
   std::vector<const char*> libraries;  // the MPI library families it starts (MpiLibrary names)
 };
 const LauncherFamily k_families[] = {
@@ -97,18 +97,22 @@ std::vector<Finding> check_launcher(const DoctorInputs& inputs) {
   }
   const LauncherFamily* found = family_answering(result.out + "\n" + result.err);
   if (expected == nullptr) {
-    return {warn_finding(name, program + " answers as " + (found ? found->display : "an unknown launcher") + "; " +
-                                   profile->name + "'s profile does not name its family",
+    return {warn_finding(name,
+                         program + " answers as " + (found ? found->display : "an unknown launcher") + "; " +
+                             profile->name + "'s profile does not name its family",
                          "add launcher.family to the profile (docs/adding-a-system.md)")};
   }
   if (found == nullptr) {
-    return {warn_finding(name, "cannot tell which launcher " + program + " is from its --version: '" + first_line(result) + "'",
-                         "check that " + program + " on PATH is " + expected->display)};
+    return {warn_finding(
+        name, "cannot tell which launcher " + program + " is from its --version: '" + first_line(result) + "'",
+        "check that " + program + " on PATH is " + expected->display)};
   }
   if (found != expected) {
-    return {error_finding(name, program + " on PATH is " + found->display + ", but " + profile->name + " launches with " +
-                                    expected->display,
-                          std::string("put ") + expected->display + "'s " + program + " first on PATH (its module), or fix launcher.family")};
+    return {error_finding(
+        name,
+        program + " on PATH is " + found->display + ", but " + profile->name + " launches with " + expected->display,
+        std::string("put ") + expected->display + "'s " + program +
+            " first on PATH (its module), or fix launcher.family")};
   }
   return {ok_finding(name, program + " is " + found->display + ": " + first_line(result))};
 }
@@ -123,9 +127,9 @@ std::vector<Finding> check_mpi_library(const DoctorInputs& inputs) {
   if (programs.empty()) {
     // A Python program's MPI is mpi4py's: the library its extension module links. Found without
     // importing it (importing mpi4py.MPI initialises MPI, which may fail or wait on a login node).
-    ProcessResult result = inputs.runner->run(
-        {inputs.python, "-c",
-         "import importlib.util as u\ns = u.find_spec('mpi4py') and u.find_spec('mpi4py.MPI')\nprint(s.origin if s else '')"});
+    ProcessResult result = inputs.runner->run({inputs.python, "-c",
+                                               "import importlib.util as u\ns = u.find_spec('mpi4py') and "
+                                               "u.find_spec('mpi4py.MPI')\nprint(s.origin if s else '')"});
     if (result.exit_code != 0) {
       return {error_finding(name, "cannot ask " + inputs.python + " for mpi4py: " + first_line(result),
                             "check --python: it must be a Python interpreter")};
@@ -146,15 +150,19 @@ std::vector<Finding> check_mpi_library(const DoctorInputs& inputs) {
     } else if (library.empty()) {
       found.push_back(ok_finding(name, shown[i] + " links no MPI library"));
     } else if (launcher == nullptr) {
-      found.push_back(warn_finding(name, shown[i] + " links " + library + " (" + line + "); the profile names no launcher family",
-                                   "add launcher.family to the profile (docs/adding-a-system.md)"));
+      found.push_back(
+          warn_finding(name, shown[i] + " links " + library + " (" + line + "); the profile names no launcher family",
+                       "add launcher.family to the profile (docs/adding-a-system.md)"));
     } else if (std::none_of(launcher->libraries.begin(), launcher->libraries.end(),
                             [&](const char* known) { return library == known; })) {
-      found.push_back(error_finding(
-          name, shown[i] + " links " + library + " (" + line + "), which " + launcher->display + " cannot start: every rank would be rank 0 of 1",
-          "build or install it against the MPI that " + profile->name + "'s launcher belongs to, or load that MPI's module"));
+      found.push_back(error_finding(name,
+                                    shown[i] + " links " + library + " (" + line + "), which " + launcher->display +
+                                        " cannot start: every rank would be rank 0 of 1",
+                                    "build or install it against the MPI that " + profile->name +
+                                        "'s launcher belongs to, or load that MPI's module"));
     } else {
-      found.push_back(ok_finding(name, shown[i] + " links " + library + " (" + line + "), which " + launcher->display + " starts"));
+      found.push_back(
+          ok_finding(name, shown[i] + " links " + library + " (" + line + "), which " + launcher->display + " starts"));
     }
   }
   return found;

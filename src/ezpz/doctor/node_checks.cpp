@@ -58,8 +58,9 @@ std::vector<Finding> check_devices(const DoctorInputs& inputs) {
   bool inside = job_context(inputs).inside();
   if (seen.kind == DeviceKind::cpu) {
     if (!inside) return {ok_finding(name, text + ": expected on a login node; compute nodes have them")};
-    return {error_finding(name, text, "the job's nodes should show them: check the queue, and that nothing cleared " +
-                                          expected.visibility)};
+    return {error_finding(
+        name, text,
+        "the job's nodes should show them: check the queue, and that nothing cleared " + expected.visibility)};
   }
   if (seen.kind != expected.kind) {
     return {error_finding(name, text + ": another kind of device", "check --system: this may be another machine")};
@@ -72,8 +73,8 @@ std::vector<Finding> check_devices(const DoctorInputs& inputs) {
   }
   if (seen.count < expected.count) {
     return {warn_finding(name, text + ": fewer than the profile's",
-                         "ranks_per_node: auto starts one rank per device of the profile; check " + expected.visibility +
-                             " and the node's health (nvidia-smi, rocm-smi, xpu-smi)")};
+                         "ranks_per_node: auto starts one rank per device of the profile; check " +
+                             expected.visibility + " and the node's health (nvidia-smi, rocm-smi, xpu-smi)")};
   }
   return {ok_finding(name, text)};
 }
@@ -90,7 +91,8 @@ std::vector<Finding> check_node_local(const DoctorInputs& inputs) {
   std::error_code error;
   if (!fs::is_directory(dir, error)) {
     std::string text = dir + " (node-local storage) does not exist here";
-    if (!inside) return {warn_finding(name, text + " (a login node)", "it is checked again inside a job, on a compute node")};
+    if (!inside)
+      return {warn_finding(name, text + " (a login node)", "it is checked again inside a job, on a compute node")};
     return {error_finding(name, text, "ask the site: stage: to node-local storage will fail on this node")};
   }
   struct statvfs stats {};
@@ -118,7 +120,8 @@ std::vector<Finding> check_node_local(const DoctorInputs& inputs) {
   uintmax_t needed = 0;
   if (inputs.job && inputs.job->spec.stage) {
     for (const auto& entry : inputs.job->spec.stage->value) {
-      if (starts_with(expand_variable_refs(entry.dest, lookup), dir)) needed += size_of(expand_variable_refs(entry.src, lookup));
+      if (starts_with(expand_variable_refs(entry.dest, lookup), dir))
+        needed += size_of(expand_variable_refs(entry.src, lookup));
     }
   }
   if (needed > 0 && static_cast<double>(needed) > free) {

@@ -12,8 +12,8 @@
 namespace ezpz::core {
 
 struct DetectInput {
-  EnvLookup env;                                   // usually process_env()
-  std::string hostname;                            // as gethostname() returns it (short or full)
+  EnvLookup env;         // usually process_env()
+  std::string hostname;  // as gethostname() returns it (short or full)
 };
 
 // Order: environment rules of specific systems, then their hostname rules (an allocation's variables

@@ -32,7 +32,9 @@ std::vector<std::string> launcher_kind_names() {
   return names;
 }
 
-std::vector<std::string> launcher_family_names() { return {"pals", "hydra", "openmpi", "srun", "local"}; }
+std::vector<std::string> launcher_family_names() {
+  return {"pals", "hydra", "openmpi", "srun", "local"};
+}
 
 int NodeShape::usable_cores() const {
   int total = sockets * cores_per_socket;

@@ -63,7 +63,7 @@ std::vector<std::string> launcher_family_names();
 
 struct Launcher {
   LauncherKind kind = LauncherKind::mpiexec;
-  std::string family;  // one of launcher_family_names(); "" when the profile does not say
+  std::string family;             // one of launcher_family_names(); "" when the profile does not say
   std::vector<std::string> args;  // option groups with {placeholders}
   // Option groups added for jobs on more than one node (Frontier: --network=disable_rdzv_get).
   std::vector<std::string> multi_node_args;

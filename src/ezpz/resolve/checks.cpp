@@ -1,7 +1,7 @@
 // Checks that need the profile: names and directive values, required keys, queues and their limits.
 #include <algorithm>
-#include <map>
 #include <cstring>
+#include <map>
 
 #include "ezpz/profile/directive_options.hpp"
 #include "ezpz/resolve/resolver.hpp"
@@ -49,9 +49,12 @@ void Resolver::check_run() {
 void Resolver::check_name() {
   const auto& name = *job.spec.name;
   // Not strchr: it finds a NUL byte too (the terminator), and bash drops NULs from a script.
-  auto allowed = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._+-").find(c) != std::string_view::npos; };
+  auto allowed = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._+-").find(c) != std::string_view::npos;
+  };
   const std::string& text = name.value;
-  if (text.empty() || text[0] == '.' || text[0] == '+' || text[0] == '-' || !std::all_of(text.begin(), text.end(), allowed)) {
+  if (text.empty() || text[0] == '.' || text[0] == '+' || text[0] == '-' ||
+      !std::all_of(text.begin(), text.end(), allowed)) {
     d.error(at(name.origin), "job name '" + printable(name.value) + "' is not accepted by " + job.scheduler->name,
             "use letters, digits, '.', '_', '+' and '-', starting with a letter, digit or '_'");
   }

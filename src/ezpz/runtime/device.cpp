@@ -156,8 +156,8 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
                     std::to_string(local_rank) + " uses index " + std::to_string(slot);
   } else {
     choice.torch_device = at(static_cast<long>(slot));
-    choice.reason = "the launcher binds devices; local rank " + std::to_string(local_rank) + " uses index " +
-                    std::to_string(slot);
+    choice.reason =
+        "the launcher binds devices; local rank " + std::to_string(local_rank) + " uses index " + std::to_string(slot);
   }
   return choice;
 }

@@ -20,9 +20,9 @@ namespace ezpz::core {
 Devices probe_devices(const std::string& root, const EnvLookup& env, std::string* source);
 
 struct DeviceChoice {
-  std::string torch_device;                               // "cuda:0", "xpu:0", "cpu"
+  std::string torch_device;                                       // "cuda:0", "xpu:0", "cpu"
   std::optional<std::pair<std::string, std::string>> visibility;  // variable to export, if any
-  std::string reason;                                     // for --print and messages
+  std::string reason;                                             // for --print and messages
 };
 
 // The device of local rank `local_rank`. Rules (shared/reference/systems.md, "cross-cutting rules"):

@@ -62,7 +62,7 @@ class OutputEvidence {
   std::vector<Compiled> m_patterns;
   std::optional<std::regex> m_progress;
   bool m_progress_seen = false;
-  std::string m_line;  // the unfinished line, at most k_max_scanned_line bytes
+  std::string m_line;              // the unfinished line, at most k_max_scanned_line bytes
   std::vector<Found> m_addresses;  // matched to hosts in finish()
   std::set<std::string> m_seen;    // pattern + name pairs already taken
   std::vector<Evidence> m_evidence;

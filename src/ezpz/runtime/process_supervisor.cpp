@@ -35,7 +35,7 @@ namespace {
 
 const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};  // end the launch
 const int k_passed_on[] = {SIGUSR1, SIGUSR2};                  // for the program (checkpoint, dump)
-constexpr long k_launcher_source = -1;          // the launcher's own messages, on stderr
+constexpr long k_launcher_source = -1;                         // the launcher's own messages, on stderr
 constexpr std::size_t k_read_size = 64 * 1024;  // one read per ready pipe and poll, so every rank gets its turn
 
 // A port the kernel says is free now (the usual race with other programs is accepted, as torchrun does).

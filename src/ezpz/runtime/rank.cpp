@@ -60,7 +60,8 @@ std::optional<Value> read(const EnvLookup& env, const char* variable) {
   if (!text) return std::nullopt;
   std::string digits = trim(*text);
   if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
-    throw UserError(std::string(variable) + "='" + *text + "' is not a number", "check how the job's launcher was started");
+    throw UserError(std::string(variable) + "='" + *text + "' is not a number",
+                    "check how the job's launcher was started");
   }
   return Value{std::stol(digits), variable, *text};
 }
@@ -156,7 +157,8 @@ RankInfo discover_rank(const EnvLookup& env) {
         values[field] = value;
       } else if (values[field]->number != value->number) {
         throw UserError(std::string("launcher variables disagree on the ") + k_field_names[field] + ": " +
-                            values[field]->variable + "=" + values[field]->text + " but " + value->variable + "=" + value->text,
+                            values[field]->variable + "=" + values[field]->text + " but " + value->variable + "=" +
+                            value->text,
                         "the job's environment mixes two launchers; start ranks with one of them");
       }
     }
@@ -201,18 +203,20 @@ RankInfo discover_rank(const EnvLookup& env) {
   for (int field : {k_rank, k_local_rank}) {
     for (const auto& source : k_rank_variables) {
       if (source.family != family || !values[field] || values[field]->variable != name_of(source, field)) continue;
-      if (std::find(launchers.begin(), launchers.end(), source.launcher) == launchers.end()) launchers.push_back(source.launcher);
+      if (std::find(launchers.begin(), launchers.end(), source.launcher) == launchers.end())
+        launchers.push_back(source.launcher);
       break;
     }
   }
   if (!launchers.empty()) info.launcher = join(launchers, ", ");
   if (info.rank >= info.world_size || info.local_rank >= info.local_world_size ||
       info.local_world_size > info.world_size) {
-    throw UserError("launcher variables contradict each other: " + values[k_rank]->variable + "=" + values[k_rank]->text +
-                        ", " + values[k_size]->variable + "=" + values[k_size]->text +
-                        (values[k_local_rank] ? ", " + values[k_local_rank]->variable + "=" + values[k_local_rank]->text : "") +
-                        (values[k_local_size] ? ", " + values[k_local_size]->variable + "=" + values[k_local_size]->text : ""),
-                    "a rank must be smaller than its world size");
+    throw UserError(
+        "launcher variables contradict each other: " + values[k_rank]->variable + "=" + values[k_rank]->text + ", " +
+            values[k_size]->variable + "=" + values[k_size]->text +
+            (values[k_local_rank] ? ", " + values[k_local_rank]->variable + "=" + values[k_local_rank]->text : "") +
+            (values[k_local_size] ? ", " + values[k_local_size]->variable + "=" + values[k_local_size]->text : ""),
+        "a rank must be smaller than its world size");
   }
   // Without a node index, ranks are taken to fill nodes in order with the same count on each.
   info.node_rank = values[k_node_rank] ? values[k_node_rank]->number : info.rank / info.local_world_size;

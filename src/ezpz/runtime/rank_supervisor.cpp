@@ -74,7 +74,8 @@ std::vector<char*> argv_of(std::vector<std::string>& words) {
 // One line of MPICH's simple PMI-1 wire protocol: send `command`, read the reply line. nullopt when the
 // other side is gone or silent for 10 s (a PMI server answers at once).
 std::optional<std::string> pmi_exchange(int fd, const std::string& command) {
-  if (send(fd, command.data(), command.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(command.size())) return std::nullopt;
+  if (send(fd, command.data(), command.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(command.size()))
+    return std::nullopt;
   std::string reply;
   char c = 0;
   while (reply.size() < 4096) {

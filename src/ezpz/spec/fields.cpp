@@ -116,28 +116,33 @@ ValueType<std::string> regex_type() {
 }
 
 ValueType<std::string> cpu_bind_type() {
-  return {[=] { return json{{"type", "string"}}; },
+  return {[=] {
+            return json{{"type", "string"}};
+          },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
             auto value = read_string(node, path, d);
             if (!value || value->rfind("list:", 0) != 0) return value;
             std::string problem = parse_cpu_list(std::string_view(*value).substr(5)).problem;
             if (problem.empty()) return value;
-            d.error(node.loc, "'" + path + "': " + problem, "a cpu list is list:<cpus of rank 0>:<cpus of rank 1>…, e.g. list:1-8:9-16");
+            d.error(node.loc, "'" + path + "': " + problem,
+                    "a cpu list is list:<cpus of rank 0>:<cpus of rank 1>…, e.g. list:1-8:9-16");
             return std::nullopt;
           }};
 }
 
 ValueType<long> count_type() {
-  return {
-      [=] {
-        return json{{"type", "integer"}, {"minimum", 1}, {"maximum", k_max_count}};
-      },
-      [](const Node& node, const std::string& path, Diagnostics& d) { return read_int(node, path, 1, k_max_count, d); }};
+  return {[=] {
+            return json{{"type", "integer"}, {"minimum", 1}, {"maximum", k_max_count}};
+          },
+          [](const Node& node, const std::string& path, Diagnostics& d) {
+            return read_int(node, path, 1, k_max_count, d);
+          }};
 }
 
 ValueType<long> auto_count_type() {
   return {[=] {
-            return json{{"anyOf", json::array({json{{"type", "integer"}, {"minimum", 1}, {"maximum", k_max_count}}, json{{"const", "auto"}}})}};
+            return json{{"anyOf", json::array({json{{"type", "integer"}, {"minimum", 1}, {"maximum", k_max_count}},
+                                               json{{"const", "auto"}}})}};
           },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
             if (node.is_scalar() && node.scalar == "auto") return k_auto;
@@ -145,7 +150,7 @@ ValueType<long> auto_count_type() {
             auto value = read_int(node, path, 1, k_max_count, local);
             if (!value)
               d.error(node.loc, "'" + path + "' expects 'auto' or an integer from 1 to " + std::to_string(k_max_count) +
-                              ", found " + node.describe());
+                                    ", found " + node.describe());
             return value;
           }};
 }
@@ -166,31 +171,29 @@ ValueType<long> number_type(long min, long max) {
 
 // A duration as seconds, at least `min_seconds`: the walltime, and supervise's times.
 ValueType<long> duration_type(long min_seconds) {
-  ValueType<long>
-      type{
-          [=] {
-            return json{{"type", "string"},
-                        {"pattern", "^[0-9]+(:[0-9]+){1,2}$|^[0-9]+-[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
-                        {"examples", json::array({"01:00:00", "90m", "1h30m"})}};
-          },
-          [=](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
-            if (!node.is_scalar()) {
-              d.error(node.loc,
-                      "'" + path + "' expects a duration such as '01:00:00' or '90m', found " + node.describe());
-              return std::nullopt;
-            }
-            std::string why;
-            if (min_seconds == 0 && is_zero_duration(node.scalar)) return 0L;
-            auto seconds = parse_walltime(node.scalar, &why);
-            if (!seconds) {
-              d.error(node.loc, "invalid " + path + " '" + node.scalar + "': " + why);
-            } else if (*seconds < min_seconds) {
-              d.error(node.loc, "'" + path + "' must be at least " + std::to_string(min_seconds) + " s, found '" +
-                                    node.scalar + "'");
-              return std::nullopt;
-            }
-            return seconds;
-          }};
+  ValueType<long> type{
+      [=] {
+        return json{{"type", "string"},
+                    {"pattern", "^[0-9]+(:[0-9]+){1,2}$|^[0-9]+-[0-9]+(:[0-9]+){0,2}$|^([0-9]+[dDhHmMsS])+$"},
+                    {"examples", json::array({"01:00:00", "90m", "1h30m"})}};
+      },
+      [=](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<long> {
+        if (!node.is_scalar()) {
+          d.error(node.loc, "'" + path + "' expects a duration such as '01:00:00' or '90m', found " + node.describe());
+          return std::nullopt;
+        }
+        std::string why;
+        if (min_seconds == 0 && is_zero_duration(node.scalar)) return 0L;
+        auto seconds = parse_walltime(node.scalar, &why);
+        if (!seconds) {
+          d.error(node.loc, "invalid " + path + " '" + node.scalar + "': " + why);
+        } else if (*seconds < min_seconds) {
+          d.error(node.loc,
+                  "'" + path + "' must be at least " + std::to_string(min_seconds) + " s, found '" + node.scalar + "'");
+          return std::nullopt;
+        }
+        return seconds;
+      }};
   type.duration = true;
   return type;
 }

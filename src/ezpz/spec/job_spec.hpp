@@ -40,15 +40,15 @@ struct TorchSpec {
 
 // How a launch is kept alive and stopped (docs/runtime-env.md): `ezpz launch`'s options, as spec keys.
 struct SuperviseSpec {
-  Field<long> timeout;        // seconds without a byte of output that end the launch (exit 124)
-  Field<long> retries;        // attempts after the first, in the same allocation
-  Field<long> retry_delay;    // seconds before the first retry; later waits double
-  Field<long> signal_before;  // seconds before the walltime ends that the ranks get `signal`
-  Field<std::string> signal;  // a name of signal_names(); default USR2
-  Field<long> requeue;        // restarts the scheduler may make after a node failure or preemption
-  Field<bool> label;          // prefix each output line with its rank
-  Field<std::string> log_dir;  // one file per rank there; the console shows rank 0
-  Field<long> spare_nodes;     // nodes asked for beyond `nodes`, kept in reserve for failover
+  Field<long> timeout;          // seconds without a byte of output that end the launch (exit 124)
+  Field<long> retries;          // attempts after the first, in the same allocation
+  Field<long> retry_delay;      // seconds before the first retry; later waits double
+  Field<long> signal_before;    // seconds before the walltime ends that the ranks get `signal`
+  Field<std::string> signal;    // a name of signal_names(); default USR2
+  Field<long> requeue;          // restarts the scheduler may make after a node failure or preemption
+  Field<bool> label;            // prefix each output line with its rank
+  Field<std::string> log_dir;   // one file per rank there; the console shows rank 0
+  Field<long> spare_nodes;      // nodes asked for beyond `nodes`, kept in reserve for failover
   Field<std::string> progress;  // a regex: an attempt whose output matches it got past start-up
   Field<long> startup;          // seconds an attempt must live to count as past start-up (no `progress`)
   Field<long> probe_timeout;    // seconds the health probe of every node may take; 0: no probe

@@ -16,7 +16,8 @@ JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics) {
     name = "<stdin>";
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   } else {
-    text = read_regular_file(path, "job spec '" + path + "'", k_max_spec_bytes, "check the path; use '-' to read from stdin");
+    text = read_regular_file(path, "job spec '" + path + "'", k_max_spec_bytes,
+                             "check the path; use '-' to read from stdin");
   }
   Node root = parse_yaml(make_source(name, std::move(text)));
   return read_job_spec(root, OriginKind::spec, diagnostics);

@@ -109,7 +109,8 @@ JobRecord submit_script(const ScriptSubmission& script, const Scheduler& schedul
     // The `after` directive is an option of the submit command too ("-W depend=afterok:1:2").
     std::optional<std::vector<CommandWord>> words;
     for (const auto& [name, form] : scheduler.directives) {
-      if (name == "after" && form) words = expand_option_group(*form, {{"after", join(script.after, ":")}}, "scheduler " + scheduler.name);
+      if (name == "after" && form)
+        words = expand_option_group(*form, {{"after", join(script.after, ":")}}, "scheduler " + scheduler.name);
     }
     if (!words || words->empty()) {
       throw UserError("scheduler '" + scheduler.name + "' has no 'after' directive: --after cannot be passed to " +
@@ -120,7 +121,8 @@ JobRecord submit_script(const ScriptSubmission& script, const Scheduler& schedul
   argv.push_back(fs::absolute(script.path).string());
 
   std::string tag = fs::path(script.path).filename().string();
-  std::replace_if(tag.begin(), tag.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '-');
+  std::replace_if(
+      tag.begin(), tag.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '-');
   std::string pending = begin_record(options, tag, {{"job.sh", text, true}});
   JobRecord record;
   record.job_id = run_submit_command(scheduler, argv, runner, options, script.path);
@@ -129,7 +131,8 @@ JobRecord submit_script(const ScriptSubmission& script, const Scheduler& schedul
   // Without a name directive, qsub and sbatch name the job after the script's file.
   record.name = directives.name.value_or(fs::path(script.path).filename().string());
   record.submit_command = argv;
-  record.output = output_path(directives.output, scheduler.default_output, record.name, record.job_id, options.submit_dir);
+  record.output =
+      output_path(directives.output, scheduler.default_output, record.name, record.job_id, options.submit_dir);
   record.error = output_path(directives.error, scheduler.default_error, record.name, record.job_id, options.submit_dir);
   // Both streams in one file: the other one is never written.
   if (directives.joined == "output") record.error.clear();

@@ -18,9 +18,9 @@ namespace ezpz::core {
 namespace fs = std::filesystem;
 
 nlohmann::json JobRecord::to_json() const {
-  return {{"job_id", job_id}, {"scheduler", scheduler},   {"system", system}, {"name", name},
-          {"submit_dir", submit_dir}, {"submit_command", submit_command}, {"output", output},
-          {"error", error}, {"submitted_at", submitted_at}};
+  return {{"job_id", job_id}, {"scheduler", scheduler},   {"system", system},
+          {"name", name},     {"submit_dir", submit_dir}, {"submit_command", submit_command},
+          {"output", output}, {"error", error},           {"submitted_at", submitted_at}};
 }
 
 JobRecord JobRecord::from_json(const nlohmann::json& json, const std::string& dir) {
@@ -46,7 +46,8 @@ std::string records_root(const std::string& flag) {
   };
   if (std::string dir = variable("EZPZ_RECORDS_DIR"); !dir.empty()) return dir;
   // XDG base directories: state that should outlive a session but is no user document.
-  if (std::string state = variable("XDG_STATE_HOME"); !state.empty()) return (fs::path(state) / "ezpz" / "jobs").string();
+  if (std::string state = variable("XDG_STATE_HOME"); !state.empty())
+    return (fs::path(state) / "ezpz" / "jobs").string();
   if (std::string home = variable("HOME"); !home.empty()) return (fs::path(home) / ".local/state/ezpz/jobs").string();
   throw UserError("cannot tell where job records go: HOME is not set", "set EZPZ_RECORDS_DIR or pass --records DIR");
 }

@@ -17,10 +17,10 @@ struct JobRecord {
   std::string name;
   std::string submit_dir;
   std::vector<std::string> submit_command;
-  std::string output;  // absolute path of the job's standard output ("" when unknown)
-  std::string error;   // absolute path of its standard error ("" when joined with output)
+  std::string output;        // absolute path of the job's standard output ("" when unknown)
+  std::string error;         // absolute path of its standard error ("" when joined with output)
   std::string submitted_at;  // UTC, ISO 8601
-  std::string dir;     // the record directory itself
+  std::string dir;           // the record directory itself
 
   nlohmann::json to_json() const;
   static JobRecord from_json(const nlohmann::json& json, const std::string& dir);

@@ -67,14 +67,15 @@ std::string seconds_text(std::chrono::milliseconds duration) {
 }  // namespace
 
 SystemProcessRunner::SystemProcessRunner()
-    : m_timeout(static_cast<long>(1000 * seconds_from_environment("EZPZ_SCHEDULER_TIMEOUT", k_default_timeout.count() / 1000.0,
-                                                                  0.001, 86400))) {}
+    : m_timeout(static_cast<long>(1000 * seconds_from_environment("EZPZ_SCHEDULER_TIMEOUT",
+                                                                  k_default_timeout.count() / 1000.0, 0.001, 86400))) {}
 
 ProcessResult SystemProcessRunner::run(const std::vector<std::string>& argv, const std::string& cwd) {
   ProcessResult result;
   // A name with a '/' is a path, as execvp takes it; anything else is looked up on PATH.
   boost::filesystem::path program;
-  if (!argv.empty()) program = argv[0].find('/') != std::string::npos ? boost::filesystem::path(argv[0]) : bp::search_path(argv[0]);
+  if (!argv.empty())
+    program = argv[0].find('/') != std::string::npos ? boost::filesystem::path(argv[0]) : bp::search_path(argv[0]);
   if (program.empty() || (argv[0].find('/') != std::string::npos && ::access(argv[0].c_str(), X_OK) != 0)) {
     result.exit_code = 127;
     result.err = (argv.empty() ? std::string("(nothing)") : argv[0]) + ": command not found";
@@ -89,8 +90,8 @@ ProcessResult SystemProcessRunner::run(const std::vector<std::string>& argv, con
     bp::group group;  // what the program starts goes down with it on a timeout
     // /dev/null, not a closed stdin: OpenPBS's qstat and qdel then get their server socket as fd 0,
     // take it for a failed connection, print "cannot connect" and exit 0.
-    bp::child child(program, bp::args(args), bp::std_in < bp::null, bp::std_out > out.pipe(),
-                    bp::std_err > err.pipe(), group,
+    bp::child child(program, bp::args(args), bp::std_in<bp::null, bp::std_out> out.pipe(), bp::std_err > err.pipe(),
+                    group,
                     bp::start_dir(cwd.empty() ? boost::filesystem::current_path() : boost::filesystem::path(cwd)));
     out.start();
     err.start();
@@ -137,7 +138,8 @@ std::string command_text(const std::vector<std::string>& argv) {
 std::string command_and_stderr(const std::vector<std::string>& argv, const ProcessResult& result) {
   std::string err = trim(result.err);
   if (err.size() > k_max_message_stderr) {
-    err = err.substr(0, k_max_message_stderr) + "\n[… " + std::to_string(err.size() - k_max_message_stderr) + " more bytes]";
+    err = err.substr(0, k_max_message_stderr) + "\n[… " + std::to_string(err.size() - k_max_message_stderr) +
+          " more bytes]";
   }
   return command_text(argv) + (err.empty() ? std::string() : "\n" + err);
 }

@@ -40,11 +40,12 @@ std::string run_submit_command(const Scheduler& scheduler, const std::vector<std
   if (result.timed_out) {
     // It may have queued the job before it hung: say what it printed, so nobody submits twice blindly.
     std::string printed = trim(result.out);
-    throw UserError(failure_message(argv, result),
-                    (printed.empty() ? "the job may or may not have been submitted: look in the queue before submitting again"
-                                     : "it printed '" + printable(printed.substr(0, 200)) +
-                                           "': the job may have been submitted; look in the queue before submitting again") +
-                        "; the script is kept at " + kept_script);
+    throw UserError(
+        failure_message(argv, result),
+        (printed.empty() ? "the job may or may not have been submitted: look in the queue before submitting again"
+                         : "it printed '" + printable(printed.substr(0, 200)) +
+                               "': the job may have been submitted; look in the queue before submitting again") +
+            "; the script is kept at " + kept_script);
   }
   if (result.exit_code != 0) throw UserError(failure_message(argv, result), "the script is kept at " + kept_script);
   std::smatch match;
@@ -74,8 +75,8 @@ JobRecord file_record(JobRecord record, const std::string& pending, const Submit
   return record;
 }
 
-std::string output_path(const std::optional<std::string>& value, const std::string& default_path, const std::string& name,
-                        const std::string& job_id, const std::string& submit_dir) {
+std::string output_path(const std::optional<std::string>& value, const std::string& default_path,
+                        const std::string& name, const std::string& job_id, const std::string& submit_dir) {
   std::string path;
   if (value) {
     path = replace_all(replace_all(*value, "%j", job_number(job_id)), "%x", name);
@@ -95,8 +96,8 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   }
   // The script and the resolved job are on disk before anything runs: nothing is lost on failure, and
   // nothing is submitted without its record.
-  std::string pending = begin_record(options, job.hash,
-                                     {{"job.sh", script.text, true}, {"job.json", resolved_json(job, true).dump(2) + "\n"}});
+  std::string pending = begin_record(
+      options, job.hash, {{"job.sh", script.text, true}, {"job.json", resolved_json(job, true).dump(2) + "\n"}});
   std::string script_path = (fs::path(pending) / "job.sh").string();
   std::vector<std::string> argv = scheduler.submit;
   if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
@@ -109,8 +110,10 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
   record.name = job.spec.name->value;
   record.submit_command = argv;
   auto value = [](const Field<std::string>& field) { return field ? std::optional(field->value) : std::nullopt; };
-  record.output = output_path(value(job.spec.output), scheduler.default_output, record.name, record.job_id, options.submit_dir);
-  record.error = output_path(value(job.spec.error), scheduler.default_error, record.name, record.job_id, options.submit_dir);
+  record.output =
+      output_path(value(job.spec.output), scheduler.default_output, record.name, record.job_id, options.submit_dir);
+  record.error =
+      output_path(value(job.spec.error), scheduler.default_error, record.name, record.job_id, options.submit_dir);
   return file_record(record, pending, options);
 }
 

@@ -14,10 +14,10 @@
 namespace ezpz::core {
 
 struct SubmitOptions {
-  std::string records_root;         // where job records live (see records_root())
-  std::string submit_dir;           // the directory the job is submitted from (its working directory)
-  bool hold = false;                // submit held
-  std::string now_utc;              // the time stamp recorded (passed in: submit stays testable)
+  std::string records_root;  // where job records live (see records_root())
+  std::string submit_dir;    // the directory the job is submitted from (its working directory)
+  bool hold = false;         // submit held
+  std::string now_utc;       // the time stamp recorded (passed in: submit stays testable)
 };
 
 // Writes the script and the resolved job into a new record, runs the scheduler's submit command with
@@ -52,8 +52,8 @@ JobRecord file_record(JobRecord record, const std::string& pending, const Submit
 // Where the scheduler writes a job's output: `value` (with Slurm's %j and %x) when the job names it,
 // else the scheduler's default ({name}, {job_number}); "" when neither. Relative paths are taken from
 // `submit_dir`.
-std::string output_path(const std::optional<std::string>& value, const std::string& default_path, const std::string& name,
-                        const std::string& job_id, const std::string& submit_dir);
+std::string output_path(const std::optional<std::string>& value, const std::string& default_path,
+                        const std::string& name, const std::string& job_id, const std::string& submit_dir);
 
 // "8414055" from "8414055.aurora-pbs-0001…", "42" from "42_3": the number PBS and Slurm use in
 // default output file names.

@@ -103,16 +103,16 @@ Environment read_environment(const EnvLookup& lookup) {
   // Numbers that are fine on their own but do not fit together.
   const auto show = [](const char* name, long long value) { return std::string(name) + "=" + std::to_string(value); };
   if (rank && world_size && *rank >= *world_size) {
-    reader.problem(show("RANK", *rank) + " is out of range; expected 0 ... WORLD_SIZE-1 = " +
-                   std::to_string(*world_size - 1));
+    reader.problem(show("RANK", *rank) +
+                   " is out of range; expected 0 ... WORLD_SIZE-1 = " + std::to_string(*world_size - 1));
   }
   if (local_world_size && world_size && *local_world_size > *world_size) {
-    reader.problem(show("LOCAL_WORLD_SIZE", *local_world_size) + " is larger than " +
-                   show("WORLD_SIZE", *world_size) + "; expected at most WORLD_SIZE ranks on one node");
+    reader.problem(show("LOCAL_WORLD_SIZE", *local_world_size) + " is larger than " + show("WORLD_SIZE", *world_size) +
+                   "; expected at most WORLD_SIZE ranks on one node");
   }
   if (local_rank && local_world_size && *local_rank >= *local_world_size) {
-    reader.problem(show("LOCAL_RANK", *local_rank) + " is out of range; expected 0 ... LOCAL_WORLD_SIZE-1 = " +
-                   std::to_string(*local_world_size - 1));
+    reader.problem(show("LOCAL_RANK", *local_rank) +
+                   " is out of range; expected 0 ... LOCAL_WORLD_SIZE-1 = " + std::to_string(*local_world_size - 1));
   }
   if (local_rank && rank && *local_rank > *rank) {
     reader.problem(show("LOCAL_RANK", *local_rank) + " is larger than " + show("RANK", *rank) +

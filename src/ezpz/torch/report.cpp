@@ -21,7 +21,9 @@ std::string fixed(const std::optional<double>& value, int decimals) {
   return value ? fixed(*value, decimals) : std::string("-");
 }
 
-Json optional_number(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
+Json optional_number(const std::optional<double>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
 
 Json row_json(const RankResult& r) {
   return Json{{"rank", r.rank},
@@ -57,7 +59,9 @@ std::string layout(const std::vector<std::vector<std::string>>& rows, const std:
 
 }  // namespace
 
-std::string to_text(const RankResult& result) { return row_json(result).dump(); }
+std::string to_text(const RankResult& result) {
+  return row_json(result).dump();
+}
 
 RankResult from_text(const std::string& text) {
   try {
@@ -144,7 +148,8 @@ std::string TestReport::table() const {
 std::string TestReport::json() const {
   Json ranks = Json::array();
   for (size_t r = 0; r < rows.size(); ++r) {
-    ranks.push_back(rows[r] ? row_json(*rows[r]) : Json{{"rank", r}, {"ok", false}, {"errors", Json::array({missing_reason})}});
+    ranks.push_back(rows[r] ? row_json(*rows[r])
+                            : Json{{"rank", r}, {"ok", false}, {"errors", Json::array({missing_reason})}});
   }
   const Json checks =
       settings.quick ? Json::array({"all-reduce"}) : Json::array({"all-reduce", "broadcast", "barrier"});

@@ -37,7 +37,9 @@ std::string format(double value) {
   return text;
 }
 
-std::string row_key(int rank) { return "ezpz/test/row/" + std::to_string(rank); }
+std::string row_key(int rank) {
+  return "ezpz/test/row/" + std::to_string(rank);
+}
 
 class SmokeTest {
  public:
@@ -109,8 +111,9 @@ class SmokeTest {
     options.rootRank = 0;
     m_ctx.process_group->broadcast(tensors, options)->wait();
     if (!at::equal(tensor, expected)) {
-      m_row.errors.push_back("broadcast from rank 0: " + std::to_string(at::ne(tensor, expected).sum().item<int64_t>()) +
-                             " of 4096 elements differ from what rank 0 sent");
+      m_row.errors.push_back(
+          "broadcast from rank 0: " + std::to_string(at::ne(tensor, expected).sum().item<int64_t>()) +
+          " of 4096 elements differ from what rank 0 sent");
     }
   }
 

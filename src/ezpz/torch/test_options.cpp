@@ -5,12 +5,13 @@
 namespace ezpz::torch {
 
 std::optional<int> parse_test_options(int argc, char** argv, TestOptions& options) {
-  CLI::App app{"ezpz-torch-test: a distributed smoke test of c10d (all-reduce, broadcast, barrier) with timings.\n"
-               "Run one process per rank, e.g. `ezpz launch -n 4 -- ezpz test` (which runs this program);\n"
-               "each reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,\n"
-               "TORCH_DEVICE and TORCH_BACKEND. Rank 0 prints the report. Exit status: 0 when this rank's\n"
-               "checks passed (on rank 0: every rank's), 1 otherwise, 2 for bad usage.",
-               "ezpz-torch-test"};
+  CLI::App app{
+      "ezpz-torch-test: a distributed smoke test of c10d (all-reduce, broadcast, barrier) with timings.\n"
+      "Run one process per rank, e.g. `ezpz launch -n 4 -- ezpz test` (which runs this program);\n"
+      "each reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,\n"
+      "TORCH_DEVICE and TORCH_BACKEND. Rank 0 prints the report. Exit status: 0 when this rank's\n"
+      "checks passed (on rank 0: every rank's), 1 otherwise, 2 for bad usage.",
+      "ezpz-torch-test"};
   app.add_option("--iterations", options.iterations, "timed 1-element all-reduces (latency = their median)")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();

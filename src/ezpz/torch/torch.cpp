@@ -136,10 +136,9 @@ c10::Device check_device(const Environment& env, std::vector<std::string>& probl
 void check_backend(const Environment& env, const c10::Device& device, std::vector<std::string>& problems) {
   const auto available = available_backends();
   if (std::find(available.begin(), available.end(), env.backend) == available.end()) {
-    const std::string source = env.backend_defaulted
-                                   ? "TORCH_BACKEND is not set, and the default for TORCH_DEVICE='" + env.device +
-                                         "' is '" + env.backend + "'"
-                                   : "TORCH_BACKEND='" + env.backend + "'";
+    const std::string source = env.backend_defaulted ? "TORCH_BACKEND is not set, and the default for TORCH_DEVICE='" +
+                                                           env.device + "' is '" + env.backend + "'"
+                                                     : "TORCH_BACKEND='" + env.backend + "'";
     problems.push_back(source + ": this LibTorch build (" + libtorch_version() + ") has no " + env.backend +
                        " process group; expected " + join(available, " or ") +
                        (env.backend == "xccl" || env.backend == "nccl"
@@ -205,8 +204,8 @@ void join_rendezvous(c10d::Store& store, const Environment& env, std::chrono::mi
     return false;
   });
   if (duplicate) {
-    throw std::runtime_error("ezpz torch: " + where + ": another process already joined as RANK=" +
-                             std::to_string(env.rank) +
+    throw std::runtime_error("ezpz torch: " + where +
+                             ": another process already joined as RANK=" + std::to_string(env.rank) +
                              "\n  hint: every rank needs its own RANK; does the launcher set the variables ezpz "
                              "exec reads (or RANK itself) for each process?");
   }
@@ -235,8 +234,9 @@ void join_rendezvous(c10d::Store& store, const Environment& env, std::chrono::mi
     text += "; missing: rank" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ");
     if (missing.size() == 20) text += " ...";
   }
-  throw std::runtime_error(text + "\n  hint: did every rank start, with the same WORLD_SIZE, MASTER_ADDR and "
-                                  "MASTER_PORT? a larger timeout helps when ranks start slowly");
+  throw std::runtime_error(text +
+                           "\n  hint: did every rank start, with the same WORLD_SIZE, MASTER_ADDR and "
+                           "MASTER_PORT? a larger timeout helps when ranks start slowly");
 }
 
 #ifdef USE_C10D_GLOO
@@ -268,7 +268,9 @@ std::string local_address_towards(const std::string& host, std::uint16_t port) {
   return address;
 }
 
-bool is_loopback(const std::string& address) { return address.rfind("127.", 0) == 0 || address == "::1"; }
+bool is_loopback(const std::string& address) {
+  return address.rfind("127.", 0) == 0 || address == "::1";
+}
 
 // A job across nodes cannot use an address only this node can reach. MASTER_ADDR that leads to the
 // loopback interface (127.0.0.1, or a host name that /etc/hosts maps to 127.0.1.1) would make Gloo
@@ -368,7 +370,9 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Environment& env
 
 }  // namespace
 
-std::string libtorch_version() { return std::string("LibTorch ") + TORCH_VERSION; }
+std::string libtorch_version() {
+  return std::string("LibTorch ") + TORCH_VERSION;
+}
 
 std::vector<std::string> available_backends() {
   std::vector<std::string> names;
@@ -392,8 +396,9 @@ Context init(const InitOptions& options) {
   const c10::Device device = check_device(env, problems);
   check_backend(env, device, problems);
   if (!problems.empty()) {
-    throw EnvironmentError(problems, "set TORCH_DEVICE and TORCH_BACKEND to a pair this LibTorch build supports "
-                                     "(cpu with gloo always works)");
+    throw EnvironmentError(problems,
+                           "set TORCH_DEVICE and TORCH_BACKEND to a pair this LibTorch build supports "
+                           "(cpu with gloo always works)");
   }
 #ifdef USE_C10D_GLOO
   if (env.backend == "gloo") check_gloo_address(env);

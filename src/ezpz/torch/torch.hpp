@@ -61,7 +61,7 @@ struct Context {
   int world_size = 1;
   int local_rank = 0;
   int local_world_size = 1;
-  std::optional<int> node_rank;  // NODE_RANK when it was set
+  std::optional<int> node_rank;   // NODE_RANK when it was set
   c10::Device device{c10::kCPU};  // TORCH_DEVICE (torch::Device is this type)
   std::string backend;            // "gloo", "nccl", "mpi" ...
   std::string node_name;
@@ -76,12 +76,11 @@ struct Context {
 // Reads and checks the environment, creates the TCPStore (rank 0 hosts it on MASTER_PORT, the others
 // connect to MASTER_ADDR:MASTER_PORT, retrying until the timeout; under torchrun's static rendezvous
 // everyone connects to the agent's store), waits until all WORLD_SIZE ranks have joined it, creates
-// the process group for the backend, and returns the ready context. Throws std::runtime_error with a message that says what to
-// fix: EnvironmentError for missing or invalid variables (all of them at once); for a TORCH_DEVICE
-// LibTorch cannot parse or this build cannot use (e.g. cuda:0 with a CPU-only LibTorch); for a backend
-// this LibTorch build lacks (nccl, xccl, mpi in Debian's CPU-only 1.13); when MASTER_PORT is taken;
-// when ranks do not join within the timeout (naming the missing ranks); and when the joined ranks
-// cannot connect to each other (naming the address Gloo uses).
+// the process group for the backend, and returns the ready context. Throws std::runtime_error with a message that says
+// what to fix: EnvironmentError for missing or invalid variables (all of them at once); for a TORCH_DEVICE LibTorch
+// cannot parse or this build cannot use (e.g. cuda:0 with a CPU-only LibTorch); for a backend this LibTorch build lacks
+// (nccl, xccl, mpi in Debian's CPU-only 1.13); when MASTER_PORT is taken; when ranks do not join within the timeout
+// (naming the missing ranks); and when the joined ranks cannot connect to each other (naming the address Gloo uses).
 // c10d itself may log the same failure through glog on stderr first; GLOG_minloglevel=3 silences it.
 Context init(const InitOptions& options = {});
 

@@ -10,7 +10,8 @@ namespace ezpz::core {
 CpuList parse_cpu_list(std::string_view groups) {
   CpuList list;
   auto is_id = [](const std::string& text) {
-    return !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !text.empty() && text.size() <= 6 &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
   for (const auto& group : split(groups, ':')) {
     long count = 0;

@@ -14,9 +14,9 @@ enum ExitCode : int {
 // What `ezpz submit --wait` returns for a job that ended without an exit code of its own, or was ended
 // by the scheduler. A job that ran and exited returns its own code (128 + N when signal N killed it).
 enum JobExitCode : int {
-  k_exit_job_unknown = 122,  // ezpz cannot tell how the job ended (the scheduler kept no history)
-  k_exit_job_not_run = 123,  // the job never ran: its dependency failed, or the scheduler dropped it
-  k_exit_job_timeout = 124,  // the scheduler ended it at its walltime (as timeout(1) exits 124)
+  k_exit_job_unknown = 122,        // ezpz cannot tell how the job ended (the scheduler kept no history)
+  k_exit_job_not_run = 123,        // the job never ran: its dependency failed, or the scheduler dropped it
+  k_exit_job_timeout = 124,        // the scheduler ended it at its walltime (as timeout(1) exits 124)
   k_exit_job_out_of_memory = 137,  // the scheduler ended it over its memory limit (128 + SIGKILL)
   k_exit_job_cancelled = 143,      // qdel/scancel, by a user or an operator (128 + SIGTERM)
 };

@@ -31,8 +31,9 @@ void write_file_atomically(const std::string& path, const std::string& text, boo
   // rename() would replace whatever is there: a symlink (not its target), or, for root, /dev/full.
   struct stat existing {};
   if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
-    throw UserError("'" + path + "' exists and is not a regular file (" + file_kind(existing.st_mode) + "); not replacing it",
-                    "write to a new path or to a regular file");
+    throw UserError(
+        "'" + path + "' exists and is not a regular file (" + file_kind(existing.st_mode) + "); not replacing it",
+        "write to a new path or to a regular file");
   }
   std::string temporary = path + ".tmp." + std::to_string(::getpid());
   {

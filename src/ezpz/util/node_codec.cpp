@@ -29,15 +29,26 @@ void put_loc(std::string& out, const SourceLoc& loc) {
 
 void put_node(std::string& out, const Node& node) {
   switch (node.kind) {
-    case Node::Kind::null: out += k_null; break;
-    case Node::Kind::scalar: out += node.quoted ? k_quoted : k_scalar; break;
-    case Node::Kind::sequence: out += k_sequence; break;
-    case Node::Kind::map: out += k_map; break;
+    case Node::Kind::null:
+      out += k_null;
+      break;
+    case Node::Kind::scalar:
+      out += node.quoted ? k_quoted : k_scalar;
+      break;
+    case Node::Kind::sequence:
+      out += k_sequence;
+      break;
+    case Node::Kind::map:
+      out += k_map;
+      break;
   }
   put_loc(out, node.loc);
   switch (node.kind) {
-    case Node::Kind::null: break;
-    case Node::Kind::scalar: put_text(out, node.scalar); break;
+    case Node::Kind::null:
+      break;
+    case Node::Kind::scalar:
+      put_text(out, node.scalar);
+      break;
     case Node::Kind::sequence:
       put_number(out, node.items.size());
       for (const auto& item : node.items) put_node(out, item);
@@ -87,7 +98,8 @@ struct Reader {
     Node out;
     out.loc = loc();
     switch (tag) {
-      case k_null: break;
+      case k_null:
+        break;
       case k_quoted:
       case k_scalar:
         out.kind = Node::Kind::scalar;
@@ -114,7 +126,8 @@ struct Reader {
         }
         break;
       }
-      default: assert(false && "corrupt encoded node");
+      default:
+        assert(false && "corrupt encoded node");
     }
     return out;
   }

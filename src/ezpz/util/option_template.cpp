@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cctype>
 
-
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -17,7 +16,8 @@ std::optional<std::string> variable_reference(const std::string& word) {
   if (!braced && (word.size() < 2 || word[0] != '$')) return std::nullopt;
   std::string name = braced ? word.substr(2, word.size() - 3) : word.substr(1);
   auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || !std::all_of(name.begin(), name.end(), word_char)) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) ||
+      !std::all_of(name.begin(), name.end(), word_char)) {
     return std::nullopt;
   }
   return name;

@@ -24,9 +24,12 @@ bool entry_matches(const std::string& dest, const Entry& entry, bool relocated) 
   std::string path = entry.path.empty() ? dest : dest + "/" + entry.path;
   if (::lstat(path.c_str(), &info) != 0) return false;
   switch (entry.kind) {
-    case EntryKind::directory: return S_ISDIR(info.st_mode);
-    case EntryKind::symlink: return S_ISLNK(info.st_mode);
-    case EntryKind::file: return S_ISREG(info.st_mode) && (relocated || static_cast<std::uint64_t>(info.st_size) == entry.size);
+    case EntryKind::directory:
+      return S_ISDIR(info.st_mode);
+    case EntryKind::symlink:
+      return S_ISLNK(info.st_mode);
+    case EntryKind::file:
+      return S_ISREG(info.st_mode) && (relocated || static_cast<std::uint64_t>(info.st_size) == entry.size);
   }
   return false;
 }

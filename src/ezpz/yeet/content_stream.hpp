@@ -13,12 +13,12 @@ namespace ezpz::core::yeet {
 
 // Part of one file within a run of stream bytes.
 struct FilePiece {
-  std::size_t file = 0;        // index into content_files()
-  std::uint64_t offset = 0;    // where the piece starts within the file
+  std::size_t file = 0;          // index into content_files()
+  std::uint64_t offset = 0;      // where the piece starts within the file
   std::size_t stream_start = 0;  // where it starts within the run passed to advance()
   std::size_t length = 0;
-  bool first = false;          // the file's first byte is in this piece
-  bool last = false;           // the file's last byte is in this piece
+  bool first = false;  // the file's first byte is in this piece
+  bool last = false;   // the file's last byte is in this piece
 };
 
 class ContentCursor {

@@ -12,8 +12,12 @@
 namespace ezpz::core::yeet {
 namespace {
 
-bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
 
 // Reads the variable name at `text[i]` (after '$'); advances `i` past it. Empty when there is none.
 std::string variable_name(const std::string& text, std::size_t& i, const std::string& pattern) {
@@ -80,7 +84,8 @@ void check_dest_outside_src(const std::string& src, const std::string& dest) {
   if (error) return;
   fs::path real_dest = fs::weakly_canonical(dest, error);
   if (error) return;
-  if (std::mismatch(real_src.begin(), real_src.end(), real_dest.begin(), real_dest.end()).first != real_src.end()) return;
+  if (std::mismatch(real_src.begin(), real_src.end(), real_dest.begin(), real_dest.end()).first != real_src.end())
+    return;
   std::string seen = real_dest.string() == dest ? "" : " (it is '" + real_dest.string() + "')";
   throw UserError("DEST '" + dest + "' is inside SRC '" + src + "'" + seen + ": each run would copy the copies again");
 }

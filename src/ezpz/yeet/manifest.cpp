@@ -21,7 +21,9 @@ namespace {
 constexpr std::string_view k_archive_suffixes[] = {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz", ".tar.bz2"};
 constexpr std::uint32_t k_manifest_tag = 0x797a7065;  // "epzy"
 
-std::string errno_text(int error) { return std::strerror(error); }
+std::string errno_text(int error) {
+  return std::strerror(error);
+}
 
 std::string join(const std::string& parent, const std::string& name) {
   return parent.empty() ? name : parent + "/" + name;

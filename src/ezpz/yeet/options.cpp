@@ -66,10 +66,11 @@ void add_options(CLI::App& app, Options& options) {
                  "$VAR and ${VAR} are expanded (e.g. /mnt/bb/$USER/env)")
       ->required();
   app.add_flag("--unpack", options.unpack, "unpack a tarball (.tar, .tar.gz, .tar.zst, .tar.xz, .tar.bz2) into DEST");
-  app.add_flag_callback(venv_flag(VenvMode::on), [&options] { options.venv = VenvMode::on; },
-                        "relocate a Python virtual environment to DEST (default: when it has pyvenv.cfg)");
-  app.add_flag_callback(venv_flag(VenvMode::off), [&options] { options.venv = VenvMode::off; },
-                        "never relocate");
+  app.add_flag_callback(
+      venv_flag(VenvMode::on), [&options] { options.venv = VenvMode::on; },
+      "relocate a Python virtual environment to DEST (default: when it has pyvenv.cfg)");
+  app.add_flag_callback(
+      venv_flag(VenvMode::off), [&options] { options.venv = VenvMode::off; }, "never relocate");
   app.add_option("--min-success", options.min_success,
                  "nodes that must succeed for exit 0: a count (3) or a share (90%); default: all")
       ->check(CLI::Validator(check_min_success, "N|P%"));

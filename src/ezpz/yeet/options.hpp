@@ -14,14 +14,14 @@ enum class VenvMode : std::uint8_t { detect, on, off };
 
 struct Options {
   std::string src;
-  std::string dest;              // may hold %n, %r, %% and $VAR / ${VAR}
+  std::string dest;  // may hold %n, %r, %% and $VAR / ${VAR}
   bool unpack = false;
   VenvMode venv = VenvMode::detect;
-  std::string min_success;       // "" (every node), "N" nodes or "P%" of the nodes
+  std::string min_success;  // "" (every node), "N" nodes or "P%" of the nodes
   std::uint64_t chunk_bytes = 4u << 20;
   int pipeline_depth = 4;
-  bool force = false;            // ignore a cached copy
-  bool quiet = false;            // no progress lines (the summary and errors still print)
+  bool force = false;  // ignore a cached copy
+  bool quiet = false;  // no progress lines (the summary and errors still print)
 };
 
 // Adds the options and the SRC DEST positionals to `app`.

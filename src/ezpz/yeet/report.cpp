@@ -16,7 +16,9 @@ std::string fixed(double value, int digits) {
   return buffer;
 }
 
-std::string where(const NodeReport& report) { return report.node + " (rank " + std::to_string(report.rank) + ")"; }
+std::string where(const NodeReport& report) {
+  return report.node + " (rank " + std::to_string(report.rank) + ")";
+}
 
 // A shared node has no copy of its own: it takes the outcome of the rank that wrote its DEST (the
 // lowest rank with the same node and DEST).
@@ -101,8 +103,8 @@ RunSummary summarize(const std::vector<NodeReport>& node_reports, int required, 
   summary.text += line + "\n";
   if (succeeded < required) {
     summary.exit_code = 1;
-    summary.text += "ezpz yeet: " + std::to_string(succeeded) + " of " + std::to_string(nodes) +
-                    " nodes succeeded, " + std::to_string(required) + " required; failed: " + failed_nodes + "\n";
+    summary.text += "ezpz yeet: " + std::to_string(succeeded) + " of " + std::to_string(nodes) + " nodes succeeded, " +
+                    std::to_string(required) + " required; failed: " + failed_nodes + "\n";
   } else if (!failed_nodes.empty()) {
     summary.text += "ezpz yeet: " + std::to_string(succeeded) + " of " + std::to_string(nodes) +
                     " nodes succeeded, enough for --min-success (" + std::to_string(required) + ")\n";

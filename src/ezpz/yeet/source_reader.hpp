@@ -37,8 +37,8 @@ class SourceReader {
   ContentCursor m_cursor;
   std::vector<std::uint64_t> m_hashes;
   std::string m_error;
-  StreamHash m_hash;      // of the file being read
-  bool m_file_ok = false; // the file being read has given every byte so far
+  StreamHash m_hash;       // of the file being read
+  bool m_file_ok = false;  // the file being read has given every byte so far
   int m_fd = -1;
 };
 

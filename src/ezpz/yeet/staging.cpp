@@ -24,9 +24,13 @@ namespace {
 
 constexpr std::size_t k_write_bytes = 1u << 20;
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
-std::string parent_of(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
+std::string parent_of(const std::string& path) {
+  return std::filesystem::path(path).parent_path().string();
+}
 
 // mkdir -p; throws naming the first directory that cannot be made.
 void make_directories(const std::string& path) {
@@ -73,7 +77,8 @@ Staging::Staging(const Manifest& manifest, std::string dest, const std::string& 
       m_hashes(m_cursor.content_files().size(), StreamHash().digest()) {
   check_replaceable(m_dest);
   make_directories(parent_of(m_dest));
-  m_dir = parent_of(m_dest) + "/." + std::filesystem::path(m_dest).filename().string() + ".yeet-" + tag + "-" + random_suffix();
+  m_dir = parent_of(m_dest) + "/." + std::filesystem::path(m_dest).filename().string() + ".yeet-" + tag + "-" +
+          random_suffix();
   if (::mkdir(m_dir.c_str(), 0700) != 0) {
     throw UserError("cannot create a staging directory beside '" + m_dest + "': " + errno_text());
   }
@@ -85,7 +90,9 @@ Staging::~Staging() {
   if (!m_committed) remove_tree(m_dir);
 }
 
-std::string Staging::staged(const Entry& entry) const { return entry.path.empty() ? m_dir : m_dir + "/" + entry.path; }
+std::string Staging::staged(const Entry& entry) const {
+  return entry.path.empty() ? m_dir : m_dir + "/" + entry.path;
+}
 
 std::string Staging::shown(const Entry& entry) const {
   return entry.path.empty() ? m_dest : m_dest + "/" + entry.path;
@@ -96,8 +103,12 @@ void Staging::create_skeleton() {
     if (entry.path.empty()) continue;
     int status = 0;
     switch (entry.kind) {
-      case EntryKind::directory: status = ::mkdir(staged(entry).c_str(), 0700); break;
-      case EntryKind::symlink: status = ::symlink(entry.target.c_str(), staged(entry).c_str()); break;
+      case EntryKind::directory:
+        status = ::mkdir(staged(entry).c_str(), 0700);
+        break;
+      case EntryKind::symlink:
+        status = ::symlink(entry.target.c_str(), staged(entry).c_str());
+        break;
       case EntryKind::file:
         if (entry.size == 0) {
           int fd = ::open(staged(entry).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -175,7 +186,8 @@ void Staging::restore_metadata() const {
 void Staging::move_into_place() {
   check_replaceable(m_dest);
   if (::rename(m_dir.c_str(), m_dest.c_str()) == 0) return;
-  if (errno != EEXIST && errno != ENOTEMPTY) throw UserError("cannot rename the copy to '" + m_dest + "': " + errno_text());
+  if (errno != EEXIST && errno != ENOTEMPTY)
+    throw UserError("cannot rename the copy to '" + m_dest + "': " + errno_text());
   // An older copy is there: swap it out in one step where the file system can, else in two.
   if (::renameat2(AT_FDCWD, m_dir.c_str(), AT_FDCWD, m_dest.c_str(), RENAME_EXCHANGE) != 0) {
     std::string old = m_dir + ".old";

@@ -34,11 +34,12 @@ TEST(Doctor, FindingsRoundTripThroughJson) {
 }
 
 TEST(Doctor, OnlyChecksWhoseStatusDiffersAreReportedWithTheirNodes) {
-  std::string out = "srun: some noise\n" +
-                    answer_line("n1", {finding("devices", CheckStatus::ok, "sees 2"), finding("python", CheckStatus::ok, "a")}) +
-                    answer_line("n2", {finding("devices", CheckStatus::warn, "sees 1"), finding("python", CheckStatus::ok, "b")}) +
-                    answer_line("n3", {finding("devices", CheckStatus::ok, "sees 2"), finding("python", CheckStatus::ok, "a")}) +
-                    "ezpz-doctor {not json\n";
+  std::string out =
+      "srun: some noise\n" +
+      answer_line("n1", {finding("devices", CheckStatus::ok, "sees 2"), finding("python", CheckStatus::ok, "a")}) +
+      answer_line("n2", {finding("devices", CheckStatus::warn, "sees 1"), finding("python", CheckStatus::ok, "b")}) +
+      answer_line("n3", {finding("devices", CheckStatus::ok, "sees 2"), finding("python", CheckStatus::ok, "a")}) +
+      "ezpz-doctor {not json\n";
   auto answers = read_node_answers(out);
   ASSERT_EQ(answers.size(), 3u);
   auto differences = node_differences({"n1", "n2", "n3"}, answers);
@@ -52,7 +53,8 @@ TEST(Doctor, OnlyChecksWhoseStatusDiffersAreReportedWithTheirNodes) {
 TEST(Doctor, AnswerLinesStayShortAndTwoNodesLinesMayMix) {
   std::string a = node_answer("n1", {finding("python", CheckStatus::error, std::string(5000, 'x'))});
   EXPECT_LT(a.size(), 1000u) << "launchers forward a task's output in 1 KiB pieces";
-  std::string b = node_answer("n2", {finding("python", CheckStatus::ok, "a"), finding("devices", CheckStatus::ok, "b")});
+  std::string b =
+      node_answer("n2", {finding("python", CheckStatus::ok, "a"), finding("devices", CheckStatus::ok, "b")});
   auto answers = read_node_answers(b.substr(0, b.find('\n') + 1) + a + b.substr(b.find('\n') + 1));
   ASSERT_EQ(answers.size(), 2u);
   EXPECT_EQ(answers[0].node, "n2");

@@ -195,7 +195,8 @@ TEST(Resolve, SchedulerArgsReplaceTheDirectiveForTheSameOption) {
 TEST(Resolve, SchedulerArgsMayNotSetWhatASpecKeyOwns) {
   // -l select would leave the launcher's rank count, computed from `nodes`, out of step.
   std::string messages = test::error_messages([] {
-    test::resolve_layers({"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l select=1:ngpus=4']\n", {}, {}, ""});
+    test::resolve_layers(
+        {"system: polaris\naccount: A\nrun: [x]\nscheduler_args: ['-l select=1:ngpus=4']\n", {}, {}, ""});
   });
   EXPECT_NE(messages.find("sets '-l select', which the spec key 'nodes' owns"), std::string::npos) << messages;
   messages = test::error_messages([] {

@@ -15,7 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Devices& devices_of(const std::string& system) { return test::builtin_catalog().system(system).node.devices; }
+const Devices& devices_of(const std::string& system) {
+  return test::builtin_catalog().system(system).node.devices;
+}
 
 struct Case {
   const char* system;
@@ -26,7 +28,9 @@ struct Case {
   const char* value;
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << c.system << " local rank " << c.local_rank; }
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.system << " local rank " << c.local_rank;
+}
 
 class ChooseDevice : public ::testing::TestWithParam<Case> {};
 
@@ -116,7 +120,7 @@ TEST(ProbeDevices, FindsNvidiaAmdIntelOrNothing) {
 
   fs::path intel = fake_node("intel");
   for (int i = 0; i < 6; ++i) render_node(intel, i, "0x8086", "0x0bd5");  // Data Center GPU Max 1550
-  render_node(intel, 7, "0x8086", "0x46a6");                               // integrated graphics: not an XPU
+  render_node(intel, 7, "0x8086", "0x46a6");                              // integrated graphics: not an XPU
   render_node(intel, 6, "0x1a03");  // a BMC's display controller is no accelerator
   found = probe_devices(intel.string(), table_env({}), &source);
   EXPECT_EQ(found.kind, DeviceKind::xpu);

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runtime_support.hpp"
 #include "ezpz/runtime/rank_environment.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
+#include "runtime_support.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -22,12 +22,16 @@ RankEnvironment on(const std::string& system, std::map<std::string, std::string>
   return test::rank_environment_on(system, std::move(variables));
 }
 
-std::string nodefile(const std::string& text) { return test::temp_file("ezpz-fail-fast-nodes", text); }
+std::string nodefile(const std::string& text) {
+  return test::temp_file("ezpz-fail-fast-nodes", text);
+}
 
 // MPICH Hydra rank `rank` of 4, 2 per node.
 Variables hydra_rank(int rank, Variables more = {}) {
-  Variables variables = {{"PMI_RANK", std::to_string(rank)}, {"PMI_SIZE", "4"},
-                         {"MPI_LOCALRANKID", std::to_string(rank % 2)}, {"MPI_LOCALNRANKS", "2"}};
+  Variables variables = {{"PMI_RANK", std::to_string(rank)},
+                         {"PMI_SIZE", "4"},
+                         {"MPI_LOCALRANKID", std::to_string(rank % 2)},
+                         {"MPI_LOCALNRANKS", "2"}};
   variables.insert(more.begin(), more.end());
   return variables;
 }
@@ -47,18 +51,31 @@ TEST(RendezvousHost, CheckedOncePerNodeOnMultiNodeJobsOnly) {
        "MASTER_ADDR 'no-such-host' does not resolve on this node (Name or service not known); it comes from the "
        "first host 'no-such-host' of PBS_NODEFILE=" +
            hosts + " in master_addr '{first_host}' of profile 'pbs'"},
-      {"multi-node, local rank 1 leaves it to local rank 0", "pbs", hydra_rank(3, {{"PBS_NODEFILE", hosts}}), false, ""},
+      {"multi-node, local rank 1 leaves it to local rank 0", "pbs", hydra_rank(3, {{"PBS_NODEFILE", hosts}}), false,
+       ""},
       {"multi-node, MASTER_ADDR exported", "pbs", hydra_rank(0, {{"MASTER_ADDR", "rank0.invalid"}}), true,
        "MASTER_ADDR 'rank0.invalid' does not resolve on this node (Name or service not known); it comes from "
        "MASTER_ADDR set in the environment"},
-      {"multi-node, host resolves", "slurm",
-       {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "1"},
-        {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}, {"SLURM_JOB_NODELIST", "n[1-2]"}},
-       true, ""},
-      {"single node, no lookup", "pbs",
-       {{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}, {"MPI_LOCALRANKID", "0"}, {"MPI_LOCALNRANKS", "2"},
+      {"multi-node, host resolves",
+       "slurm",
+       {{"SLURM_STEP_ID", "0"},
+        {"SLURM_PROCID", "2"},
+        {"SLURM_NTASKS", "4"},
+        {"SLURM_LOCALID", "0"},
+        {"SLURM_NODEID", "1"},
+        {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
+        {"SLURM_JOB_NODELIST", "n[1-2]"}},
+       true,
+       ""},
+      {"single node, no lookup",
+       "pbs",
+       {{"PMI_RANK", "0"},
+        {"PMI_SIZE", "2"},
+        {"MPI_LOCALRANKID", "0"},
+        {"MPI_LOCALNRANKS", "2"},
         {"MASTER_ADDR", "no-such-host.invalid"}},
-       false, ""},
+       false,
+       ""},
       {"no launcher, no lookup", "local", {}, false, ""},
   };
   for (const auto& c : cases) {
@@ -99,24 +116,54 @@ struct RunCase {
 
 TEST(RankRunPlan, SupervisedWhereTheLauncherNeedsIt) {
   const RunCase cases[] = {
-      {"srun step task", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "1"},
-                          {"SLURM_NODEID", "0"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}},
-       RankRun::supervise, false, false},
-      {"srun --mpi=pmi2 task", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "1"},
-                                {"SLURM_NODEID", "0"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}, {"PMI_RANK", "1"},
-                                {"PMI_SIZE", "2"}, {"PMI_FD", "5"}},
-       RankRun::supervise, false, false},
+      {"srun step task",
+       {{"SLURM_STEP_ID", "0"},
+        {"SLURM_PROCID", "1"},
+        {"SLURM_NTASKS", "2"},
+        {"SLURM_LOCALID", "1"},
+        {"SLURM_NODEID", "0"},
+        {"SLURM_STEP_TASKS_PER_NODE", "2"}},
+       RankRun::supervise,
+       false,
+       false},
+      {"srun --mpi=pmi2 task",
+       {{"SLURM_STEP_ID", "0"},
+        {"SLURM_PROCID", "1"},
+        {"SLURM_NTASKS", "2"},
+        {"SLURM_LOCALID", "1"},
+        {"SLURM_NODEID", "0"},
+        {"SLURM_STEP_TASKS_PER_NODE", "2"},
+        {"PMI_RANK", "1"},
+        {"PMI_SIZE", "2"},
+        {"PMI_FD", "5"}},
+       RankRun::supervise,
+       false,
+       false},
       {"MPICH Hydra rank", hydra_rank(1, {{"PMI_FD", "6"}}), RankRun::supervise, true, true},
       {"Hydra-like variables without a PMI connection", hydra_rank(1), RankRun::exec, false, false},
       {"PALS rank (PALS aborts by default)",
-       {{"PALS_RANKID", "1"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"PALS_LOCAL_RANKID", "1"}, {"PALS_LOCAL_SIZE", "2"}},
-       RankRun::exec, false, false},
+       {{"PALS_RANKID", "1"},
+        {"PMI_RANK", "1"},
+        {"PMI_SIZE", "2"},
+        {"PALS_LOCAL_RANKID", "1"},
+        {"PALS_LOCAL_SIZE", "2"}},
+       RankRun::exec,
+       false,
+       false},
       {"Open MPI rank (mpirun aborts by default)",
-       {{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"PMIX_RANK", "1"}},
-       RankRun::exec, false, false},
-      {"ezpz launch (local) rank", {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}},
-       RankRun::exec, false, false},
+       {{"OMPI_COMM_WORLD_RANK", "1"},
+        {"OMPI_COMM_WORLD_SIZE", "2"},
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+        {"PMIX_RANK", "1"}},
+       RankRun::exec,
+       false,
+       false},
+      {"ezpz launch (local) rank",
+       {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}},
+       RankRun::exec,
+       false,
+       false},
       {"no launcher", {}, RankRun::exec, false, false},
   };
   for (const auto& c : cases) {

@@ -19,20 +19,29 @@ RankEnvironment on(const std::string& system, std::map<std::string, std::string>
   return test::rank_environment_on(system, std::move(variables));
 }
 
-std::string nodefile(const std::string& text) { return test::temp_file("ezpz-nodefile", text); }
+std::string nodefile(const std::string& text) {
+  return test::temp_file("ezpz-nodefile", text);
+}
 
 TEST(RankEnvironment, AuroraRankOnSecondNode) {
-  std::string hosts = nodefile("x4102c5s0b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\nx4102c5s1b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\n");
-  auto env = exports_of(on("aurora", {{"PALS_RANKID", "13"}, {"PALS_LOCAL_RANKID", "1"}, {"PALS_NODEID", "1"},
-                                      {"PMI_RANK", "13"}, {"PMI_SIZE", "24"}, {"PMI_LOCAL_SIZE", "12"},
+  std::string hosts = nodefile(
+      "x4102c5s0b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\nx4102c5s1b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\n");
+  auto env = exports_of(on("aurora", {{"PALS_RANKID", "13"},
+                                      {"PALS_LOCAL_RANKID", "1"},
+                                      {"PALS_NODEID", "1"},
+                                      {"PMI_RANK", "13"},
+                                      {"PMI_SIZE", "24"},
+                                      {"PMI_LOCAL_SIZE", "12"},
                                       {"PBS_JOBID", "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"},
-                                      {"PBS_NODEFILE", hosts}, {"FI_MR_CACHE_MONITOR", "memhooks"}}));
+                                      {"PBS_NODEFILE", hosts},
+                                      {"FI_MR_CACHE_MONITOR", "memhooks"}}));
   EXPECT_EQ(env["RANK"], "13");
   EXPECT_EQ(env["LOCAL_RANK"], "1");
   EXPECT_EQ(env["WORLD_SIZE"], "24");
   EXPECT_EQ(env["NODE_RANK"], "1");
   EXPECT_EQ(env["MASTER_ADDR"], "x4102c5s0b0n0.hsn.cm.aurora.alcf.anl.gov");
-  EXPECT_EQ(env["MASTER_PORT"], std::to_string(port_for_job("8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov")));
+  EXPECT_EQ(env["MASTER_PORT"],
+            std::to_string(port_for_job("8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov")));
   // All 12 tiles stay visible and the rank picks its own (ALCF's PyTorch DDP example).
   EXPECT_EQ(env.count("ZE_AFFINITY_MASK"), 0u);
   EXPECT_EQ(env["TORCH_DEVICE"], "xpu:1");
@@ -60,8 +69,12 @@ TEST(RankEnvironment, AuroraSixRanksPerNodeDriveWholeGpus) {
 
 TEST(RankEnvironment, PolarisReversedGpuAndNcclEnvironment) {
   std::string hosts = nodefile("x3005c0s13b1n0.hsn.cm.polaris.alcf.anl.gov\n");
-  auto env = exports_of(on("polaris", {{"PMI_RANK", "2"}, {"PMI_SIZE", "4"}, {"PMI_LOCAL_RANK", "2"},
-                                       {"PMI_LOCAL_SIZE", "4"}, {"PBS_NODEFILE", hosts}, {"PBS_JOBID", "1.polaris"}}));
+  auto env = exports_of(on("polaris", {{"PMI_RANK", "2"},
+                                       {"PMI_SIZE", "4"},
+                                       {"PMI_LOCAL_RANK", "2"},
+                                       {"PMI_LOCAL_SIZE", "4"},
+                                       {"PBS_NODEFILE", hosts},
+                                       {"PBS_JOBID", "1.polaris"}}));
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "1");
   EXPECT_EQ(env["TORCH_DEVICE"], "cuda:0");
   EXPECT_EQ(env["TORCH_BACKEND"], "nccl");
@@ -70,18 +83,24 @@ TEST(RankEnvironment, PolarisReversedGpuAndNcclEnvironment) {
 }
 
 TEST(RankEnvironment, FrontierMultiNodeOnlyVariables) {
-  std::map<std::string, std::string> base = {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "16"},
-                                             {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "1"},
-                                             {"SLURM_STEP_TASKS_PER_NODE", "8(x2)"}, {"SLURM_JOB_ID", "77"},
-                                             {"SLURM_JOB_NODELIST", "frontier[00001-00002]"}, {"ROCR_VISIBLE_DEVICES", "5"}};
+  std::map<std::string, std::string> base = {
+      {"SLURM_STEP_ID", "0"},       {"SLURM_PROCID", "9"},
+      {"SLURM_NTASKS", "16"},       {"SLURM_LOCALID", "1"},
+      {"SLURM_NODEID", "1"},        {"SLURM_STEP_TASKS_PER_NODE", "8(x2)"},
+      {"SLURM_JOB_ID", "77"},       {"SLURM_JOB_NODELIST", "frontier[00001-00002]"},
+      {"ROCR_VISIBLE_DEVICES", "5"}};
   auto env = exports_of(on("frontier", base));
   EXPECT_EQ(env["MASTER_ADDR"], "frontier00001");
   EXPECT_EQ(env["TORCH_DEVICE"], "cuda:0");
   EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "hsn0,hsn1,hsn2,hsn3");
   EXPECT_EQ(env.count("ROCR_VISIBLE_DEVICES"), 0u) << "the launcher's binding is kept";
-  auto single = exports_of(on("frontier", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "8"},
-                                           {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "0"},
-                                           {"SLURM_STEP_TASKS_PER_NODE", "8"}, {"SLURM_JOB_NODELIST", "frontier00001"}}));
+  auto single = exports_of(on("frontier", {{"SLURM_STEP_ID", "0"},
+                                           {"SLURM_PROCID", "1"},
+                                           {"SLURM_NTASKS", "8"},
+                                           {"SLURM_LOCALID", "1"},
+                                           {"SLURM_NODEID", "0"},
+                                           {"SLURM_STEP_TASKS_PER_NODE", "8"},
+                                           {"SLURM_JOB_NODELIST", "frontier00001"}}));
   EXPECT_EQ(single.count("NCCL_SOCKET_IFNAME"), 0u) << "RCCL network variables only for multi-node jobs";
 }
 
@@ -163,10 +182,14 @@ TEST(RankEnvironment, ProfilePathListsAreExtendedOnce) {
 TEST(RankEnvironment, SameAddressAndPortOnEveryRank) {
   std::map<std::string, std::string> seen;
   for (int rank = 0; rank < 8; ++rank) {
-    auto env = exports_of(on("slurm", {{"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", std::to_string(rank)},
-                                       {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", std::to_string(rank % 4)},
-                                       {"SLURM_NODEID", std::to_string(rank / 4)}, {"SLURM_STEP_TASKS_PER_NODE", "4(x2)"},
-                                       {"SLURM_JOB_ID", "4242"}, {"SLURM_JOB_NODELIST", "n[1-2]"}}));
+    auto env = exports_of(on("slurm", {{"SLURM_STEP_ID", "0"},
+                                       {"SLURM_PROCID", std::to_string(rank)},
+                                       {"SLURM_NTASKS", "8"},
+                                       {"SLURM_LOCALID", std::to_string(rank % 4)},
+                                       {"SLURM_NODEID", std::to_string(rank / 4)},
+                                       {"SLURM_STEP_TASKS_PER_NODE", "4(x2)"},
+                                       {"SLURM_JOB_ID", "4242"},
+                                       {"SLURM_JOB_NODELIST", "n[1-2]"}}));
     seen[env["MASTER_ADDR"] + ":" + env["MASTER_PORT"]] = env["RANK"];
   }
   EXPECT_EQ(seen.size(), 1u);
@@ -178,7 +201,8 @@ TEST(RankEnvironment, MultiNodeWithoutHostsFailsInsteadOfGuessingLocalhost) {
     on("pbs", {{"PMI_RANK", "5"}, {"PMI_SIZE", "8"}, {"PMI_LOCAL_RANK", "1"}, {"PMI_LOCAL_SIZE", "4"}});
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
-    EXPECT_NE(error.diagnostics()[0].message.find("spans 2 nodes but neither MASTER_ADDR nor a host list"), std::string::npos);
+    EXPECT_NE(error.diagnostics()[0].message.find("spans 2 nodes but neither MASTER_ADDR nor a host list"),
+              std::string::npos);
   }
 }
 
@@ -188,7 +212,10 @@ TEST(RankEnvironment, BadMasterPortAndVisibilityListsAreErrors) {
   }
   // Polaris picks a GPU from what the launcher left visible: an empty id would be taken as a device.
   for (const char* list : {",,,", "0,,1", "0,"}) {
-    EXPECT_THROW(on("polaris", {{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"PMI_LOCAL_RANK", "1"}, {"PMI_LOCAL_SIZE", "2"},
+    EXPECT_THROW(on("polaris", {{"PMI_RANK", "1"},
+                                {"PMI_SIZE", "2"},
+                                {"PMI_LOCAL_RANK", "1"},
+                                {"PMI_LOCAL_SIZE", "2"},
                                 {"CUDA_VISIBLE_DEVICES", list}}),
                  UserError)
         << list;
@@ -196,7 +223,9 @@ TEST(RankEnvironment, BadMasterPortAndVisibilityListsAreErrors) {
 }
 
 TEST(RankEnvironment, ExplicitChoicesWin) {
-  auto env = exports_of(on("aurora", {{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "1234"}, {"EZPZ_TORCH_DEVICE", "cpu"},
+  auto env = exports_of(on("aurora", {{"MASTER_ADDR", "10.0.0.1"},
+                                      {"MASTER_PORT", "1234"},
+                                      {"EZPZ_TORCH_DEVICE", "cpu"},
                                       {"EZPZ_TORCH_BACKEND", "gloo"}}));
   EXPECT_EQ(env["MASTER_ADDR"], "10.0.0.1");
   EXPECT_EQ(env["MASTER_PORT"], "1234");

@@ -33,7 +33,9 @@ struct Fixture {
   }
 };
 
-const Scheduler& scheduler(const std::string& name) { return test::builtin_catalog().scheduler(name); }
+const Scheduler& scheduler(const std::string& name) {
+  return test::builtin_catalog().scheduler(name);
+}
 
 std::string read(const fs::path& path) {
   std::ifstream in(path);
@@ -78,9 +80,11 @@ TEST(BatchScript, SubmittedAsItIsWithHoldAfterAndARecord) {
   std::string path = f.write("train.sh", text);
   test::FakeRunner runner;
   runner.answers.push_back({0, "77\n", ""});
-  JobRecord record = submit_script({path, "slurm", {"5", "6"}}, scheduler("slurm"), k_prefixes, runner, f.options(true));
+  JobRecord record =
+      submit_script({path, "slurm", {"5", "6"}}, scheduler("slurm"), k_prefixes, runner, f.options(true));
   ASSERT_EQ(runner.calls.size(), 1u);
-  EXPECT_EQ(runner.calls[0], (std::vector<std::string>{"sbatch", "--parsable", "--hold", "--dependency=afterok:5:6", path}));
+  EXPECT_EQ(runner.calls[0],
+            (std::vector<std::string>{"sbatch", "--parsable", "--hold", "--dependency=afterok:5:6", path}));
   EXPECT_EQ(read(path), text) << "the script is never rewritten";
   EXPECT_EQ(read(fs::path(record.dir) / "job.sh"), text) << "a copy is kept with the record";
   EXPECT_EQ(record.job_id, "77");

@@ -20,7 +20,9 @@ struct Fixture {
   Fixture() { fs::remove_all(root); }
   ~Fixture() { fs::remove_all(root); }
 
-  SubmitOptions options(bool hold = false) const { return SubmitOptions{root.string(), "/work/submit", hold, "2026-11-21T12:00:00Z"}; }
+  SubmitOptions options(bool hold = false) const {
+    return SubmitOptions{root.string(), "/work/submit", hold, "2026-11-21T12:00:00Z"};
+  }
 };
 
 ResolvedJob job_for(const std::string& spec, std::vector<std::string> set = {}) {
@@ -89,7 +91,8 @@ TEST(Submit, NothingIsSubmittedWithoutARecord) {
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("cannot keep the job's record in " + options.records_root),
-              std::string::npos) << error.what();
+              std::string::npos)
+        << error.what();
   }
   EXPECT_TRUE(runner.calls.empty()) << "sbatch ran without a record";
 }

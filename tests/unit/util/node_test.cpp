@@ -87,7 +87,7 @@ TEST(ParseYaml, ManyKeysAreReadInLinearTime) {
 
 TEST(IsValidUtf8, AcceptsUtf8AndRejectsEverythingElse) {
   EXPECT_TRUE(is_valid_utf8("plain café 日本 🙂"));
-  EXPECT_FALSE(is_valid_utf8("caf\xe9"));          // Latin-1
+  EXPECT_FALSE(is_valid_utf8("caf\xe9"));           // Latin-1
   EXPECT_FALSE(is_valid_utf8("\xc3"));              // cut short
   EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a surrogate

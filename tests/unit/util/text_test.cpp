@@ -46,9 +46,26 @@ TEST(ShellQuote, KeepsABackslashOutOfTheClosingQuote) {
 }
 
 TEST(ShellQuote, RoundTripsThroughARealShell) {
-  for (std::string word : {"$(touch /tmp/pwned)", "`id`", "a'b\"c", "semi;colon", "new\nline", "*", "~user",
-                           "back\\slash", "tab\there", "!bang", "{a,b}", "x=$HOME", "  ", "ümlaut", "trail\\",
-                           "\\", "\\'", "'", "''", "a\\\\'\\"}) {
+  for (std::string word : {"$(touch /tmp/pwned)",
+                           "`id`",
+                           "a'b\"c",
+                           "semi;colon",
+                           "new\nline",
+                           "*",
+                           "~user",
+                           "back\\slash",
+                           "tab\there",
+                           "!bang",
+                           "{a,b}",
+                           "x=$HOME",
+                           "  ",
+                           "ümlaut",
+                           "trail\\",
+                           "\\",
+                           "\\'",
+                           "'",
+                           "''",
+                           "a\\\\'\\"}) {
     EXPECT_EQ(through_shell(word), word);
   }
 }

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "../cannot_run.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
-#include "../cannot_run.hpp"
 
 namespace ezpz::core::yeet {
 namespace {
@@ -247,12 +247,11 @@ INSTANTIATE_TEST_SUITE_P(
 // hand to every user of the node.
 INSTANTIATE_TEST_SUITE_P(
     Special, ArchiveEscapes,
-    ::testing::Values(
-        Escape{"character_device", {"c:into-null"}, "into-null: " + k_not_special, "into/into-null"},
-        Escape{"block_device", {"b:disk"}, "disk: " + k_not_special, "into/disk"},
-        Escape{"fifo", {"p:pipe"}, "pipe: " + k_not_special, "into/pipe"},
-        Escape{"setuid", {"u:su"}, "su: a setuid or setgid file; yeet does not unpack those", "into/su"},
-        Escape{"setgid", {"g:sg"}, "sg: a setuid or setgid file; yeet does not unpack those", "into/sg"}),
+    ::testing::Values(Escape{"character_device", {"c:into-null"}, "into-null: " + k_not_special, "into/into-null"},
+                      Escape{"block_device", {"b:disk"}, "disk: " + k_not_special, "into/disk"},
+                      Escape{"fifo", {"p:pipe"}, "pipe: " + k_not_special, "into/pipe"},
+                      Escape{"setuid", {"u:su"}, "su: a setuid or setgid file; yeet does not unpack those", "into/su"},
+                      Escape{"setgid", {"g:sg"}, "sg: a setuid or setgid file; yeet does not unpack those", "into/sg"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // A setgid directory only makes its files take its group (a project directory), and is kept.

@@ -16,9 +16,11 @@ TEST(Progress, PrintsBytesShareRateAndTimeLeft) {
   progress.advance(1u << 20);
   progress.finish();
   std::string text = out.str();
-  EXPECT_TRUE(std::regex_search(text, std::regex("^ezpz yeet: 1.00 MiB of 4.00 MiB \\(25%\\), [0-9.]+ MB/s, about [0-9]+ s left\n")))
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex("^ezpz yeet: 1.00 MiB of 4.00 MiB \\(25%\\), [0-9.]+ MB/s, about [0-9]+ s left\n")))
       << text;
-  EXPECT_TRUE(std::regex_search(text, std::regex("\nezpz yeet: 2.00 MiB of 4.00 MiB \\(50%\\), [0-9.]+ MB/s, about [0-9]+ s left\n$")))
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex("\nezpz yeet: 2.00 MiB of 4.00 MiB \\(50%\\), [0-9.]+ MB/s, about [0-9]+ s left\n$")))
       << text;
 }
 

@@ -15,10 +15,10 @@
 #include <cstring>
 #include <fstream>
 
+#include "../cannot_run.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/yeet/cache_record.hpp"
 #include "ezpz/yeet/source_reader.hpp"
-#include "../cannot_run.hpp"
 #include "yeet_tree.hpp"
 
 namespace ezpz::core::yeet {
@@ -228,7 +228,8 @@ TEST(StagingArchive, ADiskThatFillsWhileUnpackingFailsTheNodeAndLeavesNoDest) {
   ::close(message[1]);
   std::string text;
   char buffer[512];
-  for (ssize_t n; (n = ::read(message[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(message[0], buffer, sizeof buffer)) > 0;)
+    text.append(buffer, static_cast<std::size_t>(n));
   ::close(message[0]);
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "../cannot_run.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
-#include "../cannot_run.hpp"
 
 namespace ezpz::core::yeet {
 namespace {

@@ -48,7 +48,8 @@ inline bool exists(const std::string& path) {
 // Names in `directory` that start with `prefix` (staging directories are ".<name>.yeet-<tag>-<random>").
 inline int count_prefixed(const std::string& directory, const std::string& prefix) {
   int count = 0;
-  for (const auto& name : directory_names(directory).value_or(std::vector<std::string>{})) count += name.rfind(prefix, 0) == 0;
+  for (const auto& name : directory_names(directory).value_or(std::vector<std::string>{}))
+    count += name.rfind(prefix, 0) == 0;
   return count;
 }
 

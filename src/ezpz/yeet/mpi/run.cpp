@@ -82,8 +82,8 @@ std::vector<NodeReport> gather_reports(const NodeReport& mine, int ranks, bool s
   std::vector<NodeReport> reports;
   if (mine.rank != 0) return reports;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    reports.push_back(decode_report(std::string_view(all).substr(static_cast<std::size_t>(offsets[i]),
-                                                                  static_cast<std::size_t>(sizes[i]))));
+    reports.push_back(decode_report(
+        std::string_view(all).substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(sizes[i]))));
   }
   return reports;
 }
@@ -201,10 +201,10 @@ class Run {
 
   void copy(const Manifest& manifest) {
     std::uint64_t key = manifest_key(manifest, m_report.dest, static_cast<std::uint8_t>(m_options.venv));
-    bool relocated = m_options.venv == VenvMode::on ||
-                     (m_options.venv == VenvMode::detect &&
-                      std::any_of(manifest.entries.begin(), manifest.entries.end(),
-                                  [](const Entry& entry) { return entry.path == "pyvenv.cfg"; }));
+    bool relocated =
+        m_options.venv == VenvMode::on || (m_options.venv == VenvMode::detect &&
+                                           std::any_of(manifest.entries.begin(), manifest.entries.end(),
+                                                       [](const Entry& entry) { return entry.path == "pyvenv.cfg"; }));
     bool shared = shares_dest_with_lower_rank(m_report, m_ranks, m_share_cores);
     std::unique_ptr<Staging> staging;
     if (!failed()) {
@@ -259,7 +259,8 @@ class Run {
     hooks.arrived = [&](std::uint64_t index, char* bytes, std::size_t size) {
       if (m_report.rank == fault.rank && index == fault.chunk && size > 0) bytes[size / 2] ^= 0x5a;
     };
-    broadcast_stream(data, StreamPlan{manifest.total_bytes, m_options.chunk_bytes, m_options.pipeline_depth, m_share_cores}, hooks);
+    broadcast_stream(
+        data, StreamPlan{manifest.total_bytes, m_options.chunk_bytes, m_options.pipeline_depth, m_share_cores}, hooks);
     progress.finish();
 
     std::string trailer = broadcast_bytes(data, reader ? encode_trailer(*reader) : std::string(), m_share_cores);
@@ -269,7 +270,8 @@ class Run {
     for (auto& hash : hashes) hash = in.u64();
     if (!staging) return;
     m_report.bytes = staging->bytes_written();
-    if (!source_error.empty()) return fail(m_report.rank == 0 ? source_error : "the source could not be read: " + source_error);
+    if (!source_error.empty())
+      return fail(m_report.rank == 0 ? source_error : "the source could not be read: " + source_error);
     if (!write_error.empty()) return fail(write_error);
     try {
       staging->commit(hashes, m_options.venv, key);

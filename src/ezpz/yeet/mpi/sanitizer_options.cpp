@@ -12,6 +12,10 @@
 #endif
 
 #ifdef EZPZ_ASAN
-extern "C" const char* __asan_default_options() { return "fast_unwind_on_malloc=0"; }
-extern "C" const char* __lsan_default_suppressions() { return "leak:libhwloc.so\n"; }
+extern "C" const char* __asan_default_options() {
+  return "fast_unwind_on_malloc=0";
+}
+extern "C" const char* __lsan_default_suppressions() {
+  return "leak:libhwloc.so\n";
+}
 #endif
