@@ -30,7 +30,7 @@ class ProcessRunner {
 // Real processes. A program that has not ended within `timeout` is killed with everything it started
 // (its process group) and reported `timed_out`; each output stream keeps at most its first 16 MiB.
 // Without a timeout: $EZPZ_SCHEDULER_TIMEOUT seconds when set, else 120 s, as the ezpz command. Throws
-// Error for an EZPZ_SCHEDULER_TIMEOUT that is not a positive number.
+// Error for an EZPZ_SCHEDULER_TIMEOUT that is not a number of seconds from 0.001 to 86400.
 std::unique_ptr<ProcessRunner> make_process_runner(std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
 }  // namespace ezpz

@@ -47,7 +47,7 @@ struct ResolvedJob {
   // Variables the launcher passes to every rank by name (launcher.env_option; empty for launchers that
   // pass the whole environment): their option groups end `launcher` and `stage_launcher`.
   std::vector<std::string> forwarded_env;
-  std::string hash;                   // of everything above (hex)
+  std::string hash;  // of every value explain() lists (resolved_json) and the ezpz version (hex)
   // Rules the job may run into that do not stop it (queue caps, by-request queues); `ezpz validate`
   // prints them. Not part of the hash.
   std::vector<Diagnostic> warnings;

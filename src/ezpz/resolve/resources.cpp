@@ -64,9 +64,6 @@ void Resolver::resolve_ranks() {
   }
 }
 
-// Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
-
-// Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
 void Resolver::resolve_cpu_bind(std::optional<long> explicit_cpus) {
   const SystemProfile& profile = *job.profile;
   const Launcher& launcher = profile.launcher;
@@ -134,8 +131,7 @@ void Resolver::resolve_torch() {
   }
   auto& backend = *job.spec.torch.backend;
   if (backend.value == "auto") {
-    backend =
-        Sourced<std::string>{default_backend(device.value), derived("torch.device '" + device.value + "'")};
+    backend = Sourced<std::string>{default_backend(device.value), derived("torch.device '" + device.value + "'")};
   }
   auto backends = backends_for(device.value);
   if (!contains(backends, backend.value)) {

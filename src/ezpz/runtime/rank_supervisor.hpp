@@ -19,9 +19,9 @@ enum class RankRun {
 
 struct RankRunPlan {
   RankRun run = RankRun::exec;
-  bool forward_signals = false;  // pass signals on to the program (the launcher signals only ezpz exec)
-  bool pmi_client = false;       // Hydra: hold this rank's PMI connection (PMI_FD) until the program ends
-  std::string reason;            // why it is supervised, for `ezpz exec --print`
+  bool forward_signals = false;         // pass signals on to the program (the launcher signals only ezpz exec)
+  bool pmi_client = false;              // Hydra: hold this rank's PMI connection (PMI_FD) until the program ends
+  std::string reason;                   // why it is supervised, for `ezpz exec --print`
   std::optional<EndSignal> end_signal;  // sent to the program when due (runtime/end_signal.hpp)
   bool announce = false;                // this rank says on stderr when it sends the end signal (rank 0)
   RankOutputPlan output;                // --label, --log-dir: the output passes through ezpz exec
@@ -48,7 +48,7 @@ RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env);
 // launcher stopping the others after a failure: SIGTERM reached ezpz exec, or killed the program)
 // exits 1, which srun's "highest exit code" never puts above the failing rank's code. The end signal
 // goes to the child when due, once; a rank whose program then fails is not "stopped": its code stands.
-// With `pmi_client`, ezpz exec registers as a PMI-1 client on PMI_FD and finalizes only after the
+// With `plan.pmi_client`, ezpz exec registers as a PMI-1 client on PMI_FD and finalizes only after the
 // program succeeded: Hydra then stops all ranks when any rank ends otherwise.
 int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan);
 

@@ -15,8 +15,8 @@ namespace ezpz::core {
 // blocks on a full pipe).
 class SystemProcessRunner : public ProcessRunner {
  public:
-  // The time limit: $EZPZ_SCHEDULER_TIMEOUT seconds when set (a positive number), else 120 s. Throws
-  // UserError for a value that is not a positive number.
+  // The time limit: $EZPZ_SCHEDULER_TIMEOUT seconds when set, else 120 s. Throws UserError for a value
+  // that is not a number of seconds from 0.001 to 86400.
   SystemProcessRunner();
   explicit SystemProcessRunner(std::chrono::milliseconds timeout) : m_timeout(timeout) {}
   ProcessResult run(const std::vector<std::string>& argv, const std::string& cwd = {}) override;

@@ -13,12 +13,12 @@ namespace ezpz::core::yeet {
 enum class EntryKind : std::uint8_t { directory, file, symlink };
 
 struct Entry {
-  std::string path;         // relative to the tree root, '/'-separated; "" is the root directory
+  std::string path;  // relative to the tree root, '/'-separated; "" is the root directory
   EntryKind kind = EntryKind::file;
-  std::uint32_t mode = 0;   // permission bits (07777)
-  std::uint64_t size = 0;   // bytes, files only
+  std::uint32_t mode = 0;  // permission bits (07777)
+  std::uint64_t size = 0;  // bytes, files only
   std::int64_t mtime_ns = 0;
-  std::string target;       // symlinks only, as stored (relative or absolute)
+  std::string target;  // symlinks only, as stored (relative or absolute)
 };
 
 // directory: SRC is a directory and DEST becomes a copy of it. file: DEST is a directory holding
@@ -27,9 +27,9 @@ enum class SourceKind : std::uint8_t { directory, file, archive };
 
 struct Manifest {
   SourceKind kind = SourceKind::directory;
-  std::string source;            // SRC as given, for messages
-  std::vector<Entry> entries;    // parents before children; entries[0] is the root directory
-  std::uint64_t total_bytes = 0; // sum of file sizes: the length of the content stream
+  std::string source;             // SRC as given, for messages and the cache record; part of manifest_key
+  std::vector<Entry> entries;     // parents before children; entries[0] is the root directory
+  std::uint64_t total_bytes = 0;  // sum of file sizes: the length of the content stream
 };
 
 // The name a tarball is received under inside the staging directory before it is unpacked.
@@ -46,9 +46,10 @@ Manifest scan_source(const std::string& src, bool unpack);
 std::string encode_manifest(const Manifest& manifest);
 Manifest decode_manifest(std::string_view bytes);
 
-// Identifies what a node's copy must be: the manifest's metadata (paths, kinds, modes, sizes,
-// mtimes, targets) and how it is placed (destination, unpack, venv relocation). Equal keys mean a
-// node's earlier copy can be kept, the way rsync's quick check trusts size and mtime.
+// Identifies what a node's copy must be: the whole manifest as encode_manifest writes it (the source
+// kind, so whether it is unpacked; SRC as given; every entry's path, kind, mode, size, mtime and target)
+// and how it is placed (`dest`, `venv_mode`). Equal keys mean a node's earlier copy can be kept, the
+// way rsync's quick check trusts size and mtime.
 std::uint64_t manifest_key(const Manifest& manifest, std::string_view dest, std::uint8_t venv_mode);
 
 }  // namespace ezpz::core::yeet
