@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ezpz/runtime/hostlist.hpp"
+#include "ezpz/util/hostlist.hpp"
 
 namespace {
 
@@ -52,8 +52,12 @@ std::string slurm_compress_text(const std::string& names) {
   return text;
 }
 
-size_t ezpz_compress(const std::string& names) { return ezpz_compress_text(names).size(); }
-size_t slurm_compress(const std::string& names) { return slurm_compress_text(names).size(); }
+size_t ezpz_compress(const std::string& names) {
+  return ezpz_compress_text(names).size();
+}
+size_t slurm_compress(const std::string& names) {
+  return slurm_compress_text(names).size();
+}
 
 std::vector<std::string> slurm_names(const std::string& list) {
   std::vector<std::string> names;
@@ -157,7 +161,8 @@ int main(int argc, char** argv) {
     if (compact != lists[i]) return fail("compress does not give back " + lists[i].substr(0, 60));
   }
 
-  std::printf("| input | ezpz median (us) | ezpz IQR (us) | libslurm median (us) | libslurm IQR (us) | libslurm/ezpz |\n");
+  std::printf(
+      "| input | ezpz median (us) | ezpz IQR (us) | libslurm median (us) | libslurm IQR (us) | libslurm/ezpz |\n");
   std::printf("|---|---:|---:|---:|---:|---:|\n");
   size_t sink = 0;
   std::vector<std::string> noisy;
@@ -187,8 +192,7 @@ int main(int argc, char** argv) {
     if (e_iqr > 0.2 * e) noisy.push_back("ezpz " + c.name);
     if (s_iqr > 0.2 * s) noisy.push_back("libslurm " + c.name);
   }
-  std::printf("\n%d timed runs of each side per input (%d warm-up), interleaved. (checksum %zu)\n", runs, warmup,
-              sink);
+  std::printf("\n%d timed runs of each side per input (%d warm-up), interleaved. (checksum %zu)\n", runs, warmup, sink);
   if (!noisy.empty()) {
     std::string rows;
     for (const auto& row : noisy) rows += (rows.empty() ? "" : "; ") + row;

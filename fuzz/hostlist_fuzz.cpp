@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "ezpz/runtime/hostlist.hpp"
+#include "ezpz/util/hostlist.hpp"
 #include "fuzz_support.hpp"
 
 using namespace ezpz::core;

@@ -6,8 +6,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh" test
 "$root/scripts/build.sh" -DEZPZ_BUILD_TESTS=ON
+# Each stage's output is kept (pipefail gives the stage's status through tee): when one fails, the
+# tests that did not pass are printed again at the very end, where CI's shortened log still shows them.
 status=0
-(cd "$root/build" && ctest --output-on-failure --parallel "$(nproc)" --timeout 600) || status=$?
+logs=("$root/build/ctest-main.log" "$root/build/ctest-sanitized.log")
+(cd "$root/build" && ctest --output-on-failure --parallel "$(nproc)" --timeout 600) 2>&1 | tee "${logs[0]}" || status=$?
 echo "ezpz: sanitizer stage (AddressSanitizer, UBSan, fuzzing): scripts/test-sanitized.sh"
-"$root/scripts/test-sanitized.sh" || status=$((status != 0 ? status : $?))
+"$root/scripts/test-sanitized.sh" 2>&1 | tee "${logs[1]}" || status=$((status != 0 ? status : $?))
+if ((status != 0)); then
+  echo "ezpz: the tests that did not pass, again:"
+  "$root/scripts/failed-tests.sh" "${logs[@]}"
+  grep -h -E 'tests passed, ' "${logs[@]}" || true
+fi
 exit "$status"

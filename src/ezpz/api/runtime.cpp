@@ -25,6 +25,7 @@ RankSetup rank_setup(const Catalog& catalog, const std::map<std::string, std::st
       std::lock_guard<std::mutex> lock(impl->mutex);
       system = core::runtime_system(impl->catalog, {}, lookup, hostname.empty() ? core::host_name() : hostname);
       inputs.profile = &impl->catalog.system(system);
+      inputs.job_variables = impl->catalog.job_variables();
     }
     core::RankEnvironment found = core::rank_environment(inputs);
     RankSetup setup;

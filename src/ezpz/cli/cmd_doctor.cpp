@@ -58,7 +58,8 @@ int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std
                                                  : "what differs between them, or is wrong on all:\n");
       for (const auto& json : extra["differences"]) {
         Finding finding = Finding::from_json(json);
-        std::cout << "  " << check_status_name(finding.status) << " " << finding.check << ": " << finding.finding << "\n";
+        std::cout << "  " << check_status_name(finding.status) << " " << finding.check << ": " << finding.finding
+                  << "\n";
         if (!finding.remedy.empty()) std::cout << "        -> " << finding.remedy << "\n";
       }
     }
@@ -73,7 +74,7 @@ int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std
 
 // --all-nodes: every node's checks through the profile's launcher, one task per node.
 nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, const Environment& env) {
-  Allocation allocation = current_allocation(inputs.env);
+  Allocation allocation = current_allocation(inputs.env, {}, inputs.catalog->job_variables());
   if (allocation.hosts.empty()) {
     throw UserError("--all-nodes checks the nodes of an allocation, and nothing names them here",
                     "run it inside a job (PBS_NODEFILE, SLURM_JOB_NODELIST)");
@@ -87,7 +88,8 @@ nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, c
   if (!flags.job.spec_path.empty()) request.program.push_back(flags.job.spec_path);
   request.program.insert(request.program.end(), {"--node-checks", "--system", inputs.system, "--python", flags.python});
   for (const auto& binary : flags.binaries) request.program.insert(request.program.end(), {"--binary", binary});
-  for (const auto& assignment : flags.job.assignments) request.program.insert(request.program.end(), {"--set", assignment});
+  for (const auto& assignment : flags.job.assignments)
+    request.program.insert(request.program.end(), {"--set", assignment});
   LaunchPlan plan = plan_launch(*inputs.catalog, request, inputs.env, env.ezpz_bin);
   std::cerr << "ezpz doctor: " << command_text(plan.argv) << "\n";
   SystemProcessRunner runner(k_all_nodes_timeout);
@@ -124,7 +126,8 @@ int run_doctor_command(const DoctorFlags& flags) {
     std::cout << node_answer(inputs.node, run_doctor(inputs, CheckScope::node)) << std::flush;
     return k_exit_ok;
   }
-  if (!flags.all_nodes) return print_report(flags, inputs, run_doctor(inputs, CheckScope::all), nlohmann::json::object());
+  if (!flags.all_nodes)
+    return print_report(flags, inputs, run_doctor(inputs, CheckScope::all), nlohmann::json::object());
   return print_report(flags, inputs, run_doctor(inputs, CheckScope::site), all_nodes(flags, inputs, env));
 }
 
@@ -135,14 +138,17 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
   CLI::App* command = app.add_subcommand(
       "doctor", "Check this machine for what makes jobs fail before their first step, with a remedy for each");
   command->add_option("spec", flags->job.spec_path, "a job spec: its nodes, modules, setup and stage are checked too");
-  command->add_option("--system", flags->job.system, "the system to check against (default: $EZPZ_SYSTEM, the spec, detection)");
+  command->add_option("--system", flags->job.system,
+                      "the system to check against (default: $EZPZ_SYSTEM, the spec, detection)");
   command->add_option("--set", flags->job.assignments, "override a spec key, as for render")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
   command->add_flag("--json", flags->json, "print the report as JSON (docs/doctor.md)");
   command->add_flag("--all-nodes", flags->all_nodes,
                     "inside a job: run the node checks on every node through the launcher; print what differs");
-  command->add_option("--binary", flags->binaries, "a program whose MPI library is checked against the launcher (repeatable)")
+  command
+      ->add_option("--binary", flags->binaries,
+                   "a program whose MPI library is checked against the launcher (repeatable)")
       ->allow_extra_args(false);
   command->add_option("--python", flags->python, "the Python whose mpi4py is checked (default python3)");
   command->add_flag("--node-checks", flags->node_checks, "one node's answer for --all-nodes (internal)")->group("");

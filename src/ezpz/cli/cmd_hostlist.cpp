@@ -10,11 +10,11 @@
 #include <memory>
 
 #include "ezpz/cli/command.hpp"
-#include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/util/error.hpp"
-#include "ezpz/util/file.hpp"
-#include "ezpz/util/limits.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/hostlist.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -163,7 +163,9 @@ int first_command(const Options& options) {
 
 // Host lists are taken as CLI11's extra arguments, untouched: a positional option would read a
 // bracketed argument ('[1-3]') as CLI11's own list syntax and hand on '1-3'.
-void take_lists(CLI::App& command) { command.allow_extras(); }
+void take_lists(CLI::App& command) {
+  command.allow_extras();
+}
 
 std::vector<std::string> lists_of(const CLI::App& command) {
   std::vector<std::string> lists = command.remaining();

@@ -28,7 +28,9 @@ struct KillOptions {
 
 int kill_here(const KillOptions& options) {
   int sig = *signal_number(options.signal);
-  std::string job = options.job.empty() ? current_job_id(process_env()) : options.job;
+  std::string job = options.job.empty()
+                        ? current_job_id(process_env(), Environment::from_process().catalog.job_variables())
+                        : options.job;
   std::string node = node_name(process_env());
   auto processes = find_marked_processes(job, node);
   std::string where = "ezpz kill on " + node + ": ";
@@ -58,7 +60,7 @@ int kill_everywhere(const KillOptions& options) {
   request.system = runtime_system(env, options.system);
   request.per_node = true;
   request.program = {env.ezpz_bin, "kill", "--signal", options.signal};
-  std::string job = options.job.empty() ? current_job_id(process_env()) : options.job;
+  std::string job = options.job.empty() ? current_job_id(process_env(), env.catalog.job_variables()) : options.job;
   if (!job.empty()) request.program.insert(request.program.end(), {"--job", job});
   if (options.dry_run) request.program.push_back("--dry-run");
   LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);

@@ -12,12 +12,12 @@
 
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/runtime/health_probe.hpp"
-#include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/runtime/node_state.hpp"
 #include "ezpz/submit/job_record.hpp"
 #include "ezpz/submit/process.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
+#include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -117,7 +117,7 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
                         command_text(launch.command) + "' names neither",
                     "render the job with supervise.spare_nodes, or run ezpz launch --spare-nodes without --verbatim");
   }
-  Allocation allocation = current_allocation(process_env(), launch.hostfile);
+  Allocation allocation = current_allocation(process_env(), launch.hostfile, env.catalog.job_variables());
   if (allocation.hosts.empty()) {
     throw UserError("spare nodes need the allocation's hosts, and nothing names them here",
                     "run inside the job (PBS_NODEFILE or SLURM_JOB_NODELIST), or pass --hostfile");

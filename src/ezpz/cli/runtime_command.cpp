@@ -21,8 +21,7 @@ std::string companion_program(const Environment& env, const std::string& name, c
   std::filesystem::path beside = std::filesystem::path(env.ezpz_bin).parent_path() / name;
   std::error_code error;
   if (std::filesystem::exists(beside, error)) return beside.string();
-  throw UserError(name + " is not installed next to " + env.ezpz_bin,
-                  hint + ", or point " + variable + " at it");
+  throw UserError(name + " is not installed next to " + env.ezpz_bin, hint + ", or point " + variable + " at it");
 }
 
 std::string runtime_system(const Environment& env, const std::string& flag) {
@@ -35,10 +34,12 @@ int exec_rank(const Environment& env, const std::string& system, const std::vect
   RuntimeInputs inputs;
   inputs.profile = &env.catalog.system(system);
   inputs.env = process_env();
+  inputs.job_variables = env.catalog.job_variables();
   RankEnvironment rank_env = rank_environment(inputs);
   if (print_only) {
     for (const auto& note : rank_env.notes) std::cerr << "# " << note << "\n";
-    for (const auto& [name, value] : rank_env.exports) std::cout << "export " << name << "=" << shell_quote(value) << "\n";
+    for (const auto& [name, value] : rank_env.exports)
+      std::cout << "export " << name << "=" << shell_quote(value) << "\n";
     return k_exit_ok;
   }
   if (program.empty()) throw UserError("no program to run", "ezpz exec -- python3 train.py");

@@ -31,14 +31,18 @@ const SystemProfile* checked_profile(const DoctorInputs& inputs) {
 JobContext job_context(const DoctorInputs& inputs) {
   for (const auto& name : inputs.catalog->scheduler_names()) {
     const Scheduler& scheduler = inputs.catalog->scheduler(name);
-    auto variable = scheduler.job_env.find("job_id");
-    if (variable == scheduler.job_env.end()) continue;
-    if (auto id = setting(inputs.env, variable->second)) return {name, variable->second, *id};
+    auto variables = scheduler.job_env.find("job_id");
+    if (variables == scheduler.job_env.end()) continue;
+    for (const auto& variable : variables->second) {
+      if (auto id = setting(inputs.env, variable)) return {name, variable, *id};
+    }
   }
   return {};
 }
 
-Finding ok_finding(const char* check, std::string finding) { return {check, CheckStatus::ok, std::move(finding), ""}; }
+Finding ok_finding(const char* check, std::string finding) {
+  return {check, CheckStatus::ok, std::move(finding), ""};
+}
 Finding warn_finding(const char* check, std::string finding, std::string remedy) {
   return {check, CheckStatus::warn, std::move(finding), std::move(remedy)};
 }
@@ -143,8 +147,9 @@ std::vector<Finding> node_differences(const std::vector<std::string>& hosts, con
   for (const auto& host : hosts) {
     bool answered = std::any_of(answers.begin(), answers.end(), [&](const NodeFindings& a) { return a.node == host; });
     if (!answered) {
-      differences.push_back(error_finding("answer", host + " gave no answer",
-                                          "the node may be down or slow: look at it (ezpz launch --probe-timeout) before using it"));
+      differences.push_back(
+          error_finding("answer", host + " gave no answer",
+                        "the node may be down or slow: look at it (ezpz launch --probe-timeout) before using it"));
     }
   }
   // check name → status → (nodes, the first of their findings); in table order.
@@ -155,7 +160,8 @@ std::vector<Finding> node_differences(const std::vector<std::string>& hosts, con
         if (finding.check != check.name) continue;
         auto& group = by_status[finding.status];
         if (group.first.empty()) group.second = finding;
-        if (std::find(group.first.begin(), group.first.end(), answer.node) == group.first.end()) group.first.push_back(answer.node);
+        if (std::find(group.first.begin(), group.first.end(), answer.node) == group.first.end())
+          group.first.push_back(answer.node);
       }
     }
     if (by_status.empty()) continue;

@@ -42,21 +42,24 @@ std::vector<Finding> check_system(const DoctorInputs& inputs) {
   JobContext job = job_context(inputs);
   const SystemProfile* profile = checked_profile(inputs);
   if (profile == nullptr) {
-    return {error_finding(name, "no system profile matches this machine, on " + where_it_runs(job),
-                          "name one with --system NAME (ezpz systems list), or add a profile (docs/adding-a-system.md)")};
+    return {
+        error_finding(name, "no system profile matches this machine, on " + where_it_runs(job),
+                      "name one with --system NAME (ezpz systems list), or add a profile (docs/adding-a-system.md)")};
   }
   std::vector<Finding> found;
   std::string text = profile->name + " (" + inputs.system_why + "), on " + where_it_runs(job);
   // A profile without a scheduler (local) runs anywhere, inside a job too.
   if (job.inside() && job.scheduler != profile->scheduler && profile->scheduler != "none") {
-    found.push_back(error_finding(name, text + ", but " + profile->name + " submits with " + profile->scheduler,
-                                  "this is a " + job.scheduler + " job: choose a system of that scheduler with --system"));
+    found.push_back(
+        error_finding(name, text + ", but " + profile->name + " submits with " + profile->scheduler,
+                      "this is a " + job.scheduler + " job: choose a system of that scheduler with --system"));
     return found;
   }
   auto detected = detect_system(*inputs.catalog, DetectInput{inputs.env, inputs.node});
   if (detected && detected->system != profile->name) {
-    found.push_back(warn_finding(name, text + ", but this machine looks like " + detected->system + " (" + detected->reason + ")",
-                                 "check that --system or EZPZ_SYSTEM names the machine you are on"));
+    found.push_back(
+        warn_finding(name, text + ", but this machine looks like " + detected->system + " (" + detected->reason + ")",
+                     "check that --system or EZPZ_SYSTEM names the machine you are on"));
     return found;
   }
   found.push_back(ok_finding(name, text));
@@ -68,22 +71,26 @@ std::vector<Finding> check_scheduler(const DoctorInputs& inputs) {
   const SystemProfile* profile = checked_profile(inputs);
   if (profile == nullptr) return {};
   const Scheduler& scheduler = inputs.catalog->scheduler(profile->scheduler);
-  if (scheduler.ping.empty()) return {ok_finding(name, profile->name + " has no scheduler: jobs run here (ezpz launch)")};
+  if (scheduler.ping.empty())
+    return {ok_finding(name, profile->name + " has no scheduler: jobs run here (ezpz launch)")};
   auto started = std::chrono::steady_clock::now();
   ProcessResult result = inputs.runner->run(scheduler.ping);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string command = command_text(scheduler.ping);
   if (result.exit_code == 127) {
-    return {error_finding(name, scheduler.ping[0] + " is not on PATH: " + scheduler.name + "'s commands cannot be reached",
+    return {error_finding(name,
+                          scheduler.ping[0] + " is not on PATH: " + scheduler.name + "'s commands cannot be reached",
                           "run on a login or compute node of " + profile->name + ", or load the scheduler's module")};
   }
   if (result.timed_out) {
-    return {error_finding(name, command + " did not answer in time",
-                          "the " + scheduler.name + " server may be down or unreachable: try again, then ask the site")};
+    return {
+        error_finding(name, command + " did not answer in time",
+                      "the " + scheduler.name + " server may be down or unreachable: try again, then ask the site")};
   }
   if (result.exit_code != 0) {
-    return {error_finding(name, command + " failed (exit code " + std::to_string(result.exit_code) + "): " + first_line(result),
-                          "the " + scheduler.name + " server refused or is down: ask the site")};
+    return {error_finding(
+        name, command + " failed (exit code " + std::to_string(result.exit_code) + "): " + first_line(result),
+        "the " + scheduler.name + " server refused or is down: ask the site")};
   }
   char took[32];
   std::snprintf(took, sizeof took, "%.2f", seconds);
@@ -96,9 +103,10 @@ std::vector<Finding> check_allocation(const DoctorInputs& inputs) {
   if (!job.inside()) return {ok_finding(name, "not inside a job: the allocation is checked inside one")};
   Allocation allocation;
   try {
-    allocation = current_allocation(inputs.env);
+    allocation = current_allocation(inputs.env, {}, inputs.catalog->job_variables());
   } catch (const UserError& error) {
-    return {error_finding(name, std::string("cannot read the allocation: ") + error.what(), "see the scheduler's job variables")};
+    return {error_finding(name, std::string("cannot read the allocation: ") + error.what(),
+                          "see the scheduler's job variables")};
   }
   size_t hosts = allocation.hosts.size();
   if (hosts == 0) {
@@ -112,11 +120,13 @@ std::vector<Finding> check_allocation(const DoctorInputs& inputs) {
   std::string asks = "the spec asks for " + std::to_string(wanted) + " node(s) x " +
                      std::to_string(spec.spec.ranks_per_node->value) + " rank(s)";
   if (static_cast<size_t>(wanted) > hosts) {
-    return {error_finding(name, text + ", but " + asks, "ask the scheduler for " + std::to_string(wanted) +
-                                                            " nodes, or set nodes: " + std::to_string(hosts))};
+    return {error_finding(
+        name, text + ", but " + asks,
+        "ask the scheduler for " + std::to_string(wanted) + " nodes, or set nodes: " + std::to_string(hosts))};
   }
   if (static_cast<size_t>(wanted) < hosts) {
-    return {warn_finding(name, text + "; " + asks + ": the rest stay idle", "set nodes: " + std::to_string(hosts) + " to use them")};
+    return {warn_finding(name, text + "; " + asks + ": the rest stay idle",
+                         "set nodes: " + std::to_string(hosts) + " to use them")};
   }
   return {ok_finding(name, text + "; " + asks)};
 }
@@ -129,7 +139,7 @@ std::vector<Finding> check_rendezvous(const DoctorInputs& inputs) {
   long nodes = inputs.job ? inputs.job->spec.nodes->value : 1;
   Rendezvous rendezvous;
   try {
-    rendezvous = rendezvous_for(inputs.env, profile, nodes);
+    rendezvous = rendezvous_for(inputs.env, profile, nodes, inputs.catalog->job_variables());
   } catch (const UserError& error) {
     return {error_finding(name, error.what(), error.diagnostics().empty() ? "" : error.diagnostics().front().hint)};
   }

@@ -18,38 +18,53 @@ namespace {
 
 constexpr int k_max_extends_depth = 8;
 const std::string k_systems_dir = "systems/";
+const std::string k_schedulers_dir = "schedulers/";
 const std::string k_yaml = ".yaml";
 
 std::string read_file(const std::filesystem::path& path) {
   return read_regular_file(path.string(), "profile '" + path.string() + "'", k_max_spec_bytes);
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+// The `<name>.yaml` files of `dir`, sorted; none when it is not a directory.
+std::vector<std::filesystem::path> yaml_files(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code error;
+  if (dir.empty() || !fs::is_directory(dir, error)) return files;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (entry.path().extension() == k_yaml) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The name of a compiled-in file `<folder><name>.yaml`, or "" for any other.
+std::string embedded_name(std::string_view path, const std::string& folder) {
+  if (!starts_with(path, folder) || !ends_with(path, k_yaml)) return {};
+  return std::string(path.substr(folder.size(), path.size() - folder.size() - k_yaml.size()));
 }
 
 }  // namespace
 
 Catalog::Catalog(std::vector<std::string> search_path) {
-  namespace fs = std::filesystem;
   for (const auto& dir : search_path) {
-    std::error_code error;
-    if (dir.empty() || !fs::is_directory(dir, error)) continue;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, error)) {
-      if (entry.path().extension() == k_yaml) files.push_back(entry.path());
+    if (dir.empty()) continue;
+    for (const auto& file : yaml_files(dir)) {
+      m_system_files[file.stem().string()].push_back(ProfileFile{make_source(file.string(), read_file(file)), {}});
     }
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      std::string name = file.stem().string();
-      m_system_files[name].push_back(ProfileFile{make_source(file.string(), read_file(file)), {}});
+    for (const auto& file : yaml_files(std::filesystem::path(dir) / "schedulers")) {
+      m_scheduler_files.emplace(file.stem().string(), ProfileFile{make_source(file.string(), read_file(file)), {}});
     }
   }
   for (const auto& file : embedded_files()) {
-    std::string path(file.path);
-    if (path.rfind(k_systems_dir, 0) != 0 || !ends_with(path, k_yaml)) continue;
-    std::string name = path.substr(k_systems_dir.size(), path.size() - k_systems_dir.size() - k_yaml.size());
-    m_system_files[name].push_back(ProfileFile{make_source(path, std::string(file.text)), file.tree});
+    auto add = [&](const std::string& name, auto& files, auto&& insert) {
+      if (!name.empty())
+        insert(files, name, ProfileFile{make_source(std::string(file.path), std::string(file.text)), file.tree});
+    };
+    add(embedded_name(file.path, k_systems_dir), m_system_files,
+        [](auto& files, const std::string& name, ProfileFile f) { files[name].push_back(std::move(f)); });
+    add(embedded_name(file.path, k_schedulers_dir), m_scheduler_files,
+        [](auto& files, const std::string& name, ProfileFile f) { files.emplace(name, std::move(f)); });
   }
 }
 
@@ -76,7 +91,9 @@ bool Catalog::has_system(const std::string& name) const {
   return m_system_files.count(name) != 0;
 }
 
-Node Catalog::ProfileFile::parse() const { return tree.empty() ? parse_yaml(source) : decode_node(tree, source); }
+Node Catalog::ProfileFile::parse() const {
+  return tree.empty() ? parse_yaml(source) : decode_node(tree, source);
+}
 
 Node Catalog::load_merged(const std::string& name, size_t level, int depth) const {
   Node node = m_system_files.at(name).at(level).parse();
@@ -120,24 +137,30 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
 }
 
 std::vector<std::string> Catalog::scheduler_names() const {
-  const std::string folder = "schedulers/";
   std::vector<std::string> names;
-  for (const auto& embedded : embedded_files()) {
-    std::string path(embedded.path);
-    if (path.rfind(folder, 0) == 0) names.push_back(path.substr(folder.size(), path.size() - folder.size() - k_yaml.size()));
-  }
-  std::sort(names.begin(), names.end());
+  for (const auto& [name, file] : m_scheduler_files) names.push_back(name);
   return names;
+}
+
+JobVariables Catalog::job_variables() const {
+  std::vector<const Scheduler*> schedulers;
+  for (const auto& name : scheduler_names()) schedulers.push_back(&scheduler(name));
+  return core::job_variables(schedulers);
+}
+
+const JobVariables& Catalog::builtin_job_variables() {
+  static const JobVariables variables = Catalog().job_variables();
+  return variables;
 }
 
 const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& where) const {
   auto cached = m_schedulers.find(name);
   if (cached != m_schedulers.end()) return *cached->second;
-  std::string path = "schedulers/" + name + k_yaml;
-  const EmbeddedFile* file = find_embedded(path);
-  if (file == nullptr) throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, scheduler_names()));
+  auto file = m_scheduler_files.find(name);
+  if (file == m_scheduler_files.end())
+    throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, scheduler_names()));
   Diagnostics diagnostics;
-  Node root = ProfileFile{make_source(path, std::string(file->text)), file->tree}.parse();
+  Node root = file->second.parse();
   auto scheduler = std::make_unique<Scheduler>(read_scheduler(root, name, diagnostics));
   diagnostics.throw_if_any();
   return *m_schedulers.emplace(name, std::move(scheduler)).first->second;

@@ -13,8 +13,9 @@ namespace ezpz::core {
 
 class Catalog {
  public:
-  // `search_path`: directories holding `<name>.yaml` profiles, earlier ones first. A profile found
-  // there replaces the compiled-in one of the same name. Missing directories are skipped.
+  // `search_path`: directories holding `<name>.yaml` profiles and, in their `schedulers/` folder,
+  // `<name>.yaml` schedulers; earlier ones first. A file found there replaces the compiled-in one of the
+  // same name. Missing directories are skipped.
   explicit Catalog(std::vector<std::string> search_path = {});
 
   // The default search path: $EZPZ_SYSTEMS_PATH (colon-separated), ~/.config/ezpz/systems,
@@ -29,7 +30,12 @@ class Catalog {
   // `where`, with a "did you mean") or broken (with every problem in it).
   const SystemProfile& system(const std::string& name, const SourceLoc& where = {}) const;
   const Scheduler& scheduler(const std::string& name, const SourceLoc& where = {}) const;
-  std::vector<std::string> scheduler_names() const;  // the compiled-in schedulers/<name>.yaml, sorted
+  std::vector<std::string> scheduler_names() const;  // sorted
+  // What every scheduler tells its jobs (job_env), in scheduler_names() order. Throws UserError when a
+  // scheduler file is broken.
+  JobVariables job_variables() const;
+  // job_variables() of the compiled-in schedulers alone, read once.
+  static const JobVariables& builtin_job_variables();
   // The text of templates/<name>.sh.mustache.
   std::string template_text(const std::string& name) const;
 
@@ -47,6 +53,7 @@ class Catalog {
   };
 
   std::map<std::string, std::vector<ProfileFile>> m_system_files;
+  std::map<std::string, ProfileFile> m_scheduler_files;  // the first file of each name
   mutable std::map<std::string, std::unique_ptr<SystemProfile>> m_systems;
   mutable std::map<std::string, std::unique_ptr<Scheduler>> m_schedulers;
 };

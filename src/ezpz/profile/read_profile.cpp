@@ -5,8 +5,10 @@
 #include <cctype>
 #include <limits>
 #include <numeric>
+#include <tuple>
 
 #include "ezpz/profile/job_state.hpp"
+#include "ezpz/profile/output_formats.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -84,7 +86,8 @@ struct Reader {
     for (const auto& entry : node.entries) {
       if (environment && !valid_env_name(entry.key)) {
         // The ranks would never see it, and it is a key of the resolved job's JSON.
-        d.error(entry.key_loc, "'" + std::string(what) + "' holds '" + printable(entry.key) + "', which is not a variable name",
+        d.error(entry.key_loc,
+                "'" + std::string(what) + "' holds '" + printable(entry.key) + "', which is not a variable name",
                 "names are letters, digits and '_', not starting with a digit");
         continue;
       }
@@ -184,8 +187,7 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
              r.choice(kind, n, "launcher.kind", launcher_kind_names());
              launcher.kind = parse_launcher_kind(kind).value_or(launcher.kind);
            }},
-          {"family",
-           [&](const Node& n) { r.choice(launcher.family, n, "launcher.family", launcher_family_names()); }},
+          {"family", [&](const Node& n) { r.choice(launcher.family, n, "launcher.family", launcher_family_names()); }},
           {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
           {"multi_node_args", [&](const Node& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
           {"cpu_unit",
@@ -268,7 +270,7 @@ void read_node_state(NodeStateQuery& query, const Node& node, Reader& r) {
                    {"command", [&](const Node& n) { r.list(query.command, n, "node_state.command"); }},
                    {"format",
                     [&](const Node& n) {
-                      r.choice(query.format, n, "node_state.format", {"slurm-scontrol", "pbs-json"});
+                      r.choice(query.format, n, "node_state.format", output_format_names(OutputKind::node_states));
                     }},
                    {"bad", [&](const Node& n) { r.list(query.bad, n, "node_state.bad"); }},
                    {"job_nodes", [&](const Node& n) { r.list(query.job_nodes, n, "node_state.job_nodes"); }},
@@ -378,24 +380,25 @@ void read_detect(DetectRules& detect, const Node& node, Reader& r) {
 }
 
 void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
-  read_section(node, "backend_env",
-               {
-                   {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always", true); }},
-                   {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node", true); }},
-                   {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node", true); }},
-                   {"by_ranks_per_node",
-                    [&](const Node& n) {
-                      if (!expect_map(n, "backend_env.by_ranks_per_node", r.d)) return;
-                      for (const auto& entry : n.entries) {
-                        Node key = make_scalar(entry.key, entry.key_loc);
-                        auto ranks = read_int(key, "backend_env.by_ranks_per_node key (ranks per node)", 1, 4096, r.d);
-                        std::vector<std::pair<std::string, std::string>> vars;
-                        r.variables(vars, entry.value, "backend_env.by_ranks_per_node." + entry.key, true);
-                        if (ranks) env.by_ranks_per_node[*ranks] = vars;
-                      }
-                    }},
-               },
-               r.d);
+  read_section(
+      node, "backend_env",
+      {
+          {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always", true); }},
+          {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node", true); }},
+          {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node", true); }},
+          {"by_ranks_per_node",
+           [&](const Node& n) {
+             if (!expect_map(n, "backend_env.by_ranks_per_node", r.d)) return;
+             for (const auto& entry : n.entries) {
+               Node key = make_scalar(entry.key, entry.key_loc);
+               auto ranks = read_int(key, "backend_env.by_ranks_per_node key (ranks per node)", 1, 4096, r.d);
+               std::vector<std::pair<std::string, std::string>> vars;
+               r.variables(vars, entry.value, "backend_env.by_ranks_per_node." + entry.key, true);
+               if (ranks) env.by_ranks_per_node[*ranks] = vars;
+             }
+           }},
+      },
+      r.d);
 }
 
 // A getopt string ("ab:c::"): each letter, then ':' for a value, '::' for an optional one.
@@ -514,92 +517,147 @@ SystemProfile read_system_profile(const Node& root, const std::string& name, Dia
   return p;
 }
 
+namespace {
+
+// What each column of a `columns` status answer can be ("-": a column ezpz does not read).
+const std::vector<std::string> k_status_columns = {"state", "exit_code", "reason", "-"};
+
+// job_env: key → a variable name or a list of them (the first one set wins).
+void read_job_env(std::map<std::string, std::vector<std::string>>& target, const Node& node, Reader& r) {
+  if (!expect_map(node, "job_env", r.d)) return;
+  for (const auto& entry : node.entries) {
+    std::string what = "job_env." + entry.key;
+    const auto& keys = job_env_keys();
+    if (std::find(keys.begin(), keys.end(), entry.key) == keys.end()) {
+      r.d.error(entry.key_loc,
+                "unknown key '" + printable(entry.key) + "' in 'job_env'; expected one of " + quoted_list(keys),
+                suggestion_hint(entry.key, keys));
+      continue;
+    }
+    std::vector<std::string> names;
+    std::vector<const Node*> nodes;
+    if (entry.value.is_sequence()) {
+      for (const auto& item : entry.value.items) nodes.push_back(&item);
+    } else {
+      nodes.push_back(&entry.value);
+    }
+    for (const Node* item : nodes) {
+      auto name = read_string(*item, what, r.d);
+      if (name && !valid_env_name(*name)) {
+        r.d.error(item->loc, "'" + what + "' holds '" + printable(*name) + "', which is not a variable name");
+      } else if (name) {
+        names.push_back(*name);
+      }
+    }
+    target[entry.key] = names;
+  }
+}
+
+}  // namespace
+
 Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics& d) {
   Scheduler s;
   s.name = name;
   s.template_name = name;
   s.source = root.loc.file;
   Reader r{d};
-  read_section(root, "scheduler",
-               {
-                   {"description", [&](const Node& n) { r.text(s.description, n, "description"); }},
-                   {"template", [&](const Node& n) { r.text(s.template_name, n, "template"); }},
-                   {"directive_prefix", [&](const Node& n) { r.text(s.directive_prefix, n, "directive_prefix"); }},
-                   {"directives", [&](const Node& n) { r.templates(s.directives, n, "directives"); }},
-                   {"mail_events",
-                    [&](const Node& n) {
-                      std::vector<std::pair<std::string, std::string>> events;
-                      r.variables(events, n, "mail_events");
-                      s.mail_events.insert(events.begin(), events.end());
-                    }},
-                   {"mail_events_separator",
-                    [&](const Node& n) { r.text(s.mail_events_separator, n, "mail_events_separator"); }},
-                   {"workdir_variable", [&](const Node& n) { r.text(s.workdir_variable, n, "workdir_variable"); }},
-                   {"job_env",
-                    [&](const Node& n) {
-                      std::vector<std::pair<std::string, std::string>> vars;
-                      r.variables(vars, n, "job_env");
-                      s.job_env.insert(vars.begin(), vars.end());
-                    }},
-                   {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
-                   {"submit_hold", [&](const Node& n) { r.list(s.submit_hold, n, "submit_hold"); }},
-                   {"status_format",
-                    [&](const Node& n) {
-                      r.choice(s.status_format, n, "status_format", {"pbs-json", "slurm-scontrol"});
-                    }},
-                   {"status_fallback", [&](const Node& n) { r.list(s.status_fallback, n, "status_fallback"); }},
-                   {"status_fallback_format",
-                    [&](const Node& n) {
-                      r.choice(s.status_fallback_format, n, "status_fallback_format", {"slurm-sacct"});
-                    }},
-                   {"states",
-                    [&](const Node& n) {
-                      std::vector<std::pair<std::string, std::string>> states;
-                      r.variables(states, n, "states");
-                      for (const auto& entry : n.entries) {
-                        std::string state;
-                        r.choice(state, entry.value, "states." + entry.key, job_state_names());
-                        if (auto known = parse_job_state(state)) s.states[entry.key] = *known;
-                      }
-                    }},
-                   {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
-                   {"held_reasons", [&](const Node& n) { r.list(s.held_reasons, n, "held_reasons"); }},
-                   {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
-                   {"default_error", [&](const Node& n) { r.text(s.default_error, n, "default_error"); }},
-                   {"output_note", [&](const Node& n) { r.text(s.output_note, n, "output_note"); }},
-                   {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
-                   {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
-                   {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
-                   {"ping", [&](const Node& n) { r.list(s.ping, n, "ping"); }},
-                   {"joins",
-                    [&](const Node& n) {
-                      r.variables(s.joins, n, "joins");
-                      for (const auto& [directive, file] : s.joins) {
-                        if (file != "output" && file != "error") {
-                          d.error(n.loc, "'joins." + directive + "' must be output or error, found '" + file + "'");
-                        }
-                      }
-                    }},
-                   {"node_state", [&](const Node& n) { read_node_state(s.node_state, n, r); }},
-                   {"options", [&](const Node& n) { read_options(s.options, n, r); }},
-                   {"value_rules",
-                    [&](const Node& n) {
-                      if (!expect_map(n, "value_rules", d)) return;
-                      for (const auto& entry : n.entries) {
-                        read_section(entry.value, "value_rules." + entry.key,
-                                     {
-                                         {"max_length",
-                                          [&](const Node& v) {
-                                            long length = 0;
-                                            r.number(length, v, "value_rules." + entry.key + ".max_length", 1);
-                                            if (length > 0) s.max_length[entry.key] = length;
-                                          }},
-                                     },
-                                     d);
-                      }
-                    }},
-               },
-               d);
+  read_section(
+      root, "scheduler",
+      {
+          {"description", [&](const Node& n) { r.text(s.description, n, "description"); }},
+          {"template", [&](const Node& n) { r.text(s.template_name, n, "template"); }},
+          {"directive_prefix", [&](const Node& n) { r.text(s.directive_prefix, n, "directive_prefix"); }},
+          {"directives", [&](const Node& n) { r.templates(s.directives, n, "directives"); }},
+          {"mail_events",
+           [&](const Node& n) {
+             std::vector<std::pair<std::string, std::string>> events;
+             r.variables(events, n, "mail_events");
+             s.mail_events.insert(events.begin(), events.end());
+           }},
+          {"mail_events_separator",
+           [&](const Node& n) { r.text(s.mail_events_separator, n, "mail_events_separator"); }},
+          {"workdir_variable", [&](const Node& n) { r.text(s.workdir_variable, n, "workdir_variable"); }},
+          {"job_env", [&](const Node& n) { read_job_env(s.job_env, n, r); }},
+          {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
+          {"submit_hold", [&](const Node& n) { r.list(s.submit_hold, n, "submit_hold"); }},
+          {"status_format",
+           [&](const Node& n) {
+             r.choice(s.status_format, n, "status_format", output_format_names(OutputKind::job_status));
+           }},
+          {"status_fallback", [&](const Node& n) { r.list(s.status_fallback, n, "status_fallback"); }},
+          {"status_fallback_format",
+           [&](const Node& n) {
+             r.choice(s.status_fallback_format, n, "status_fallback_format",
+                      output_format_names(OutputKind::job_status));
+           }},
+          {"states",
+           [&](const Node& n) {
+             std::vector<std::pair<std::string, std::string>> states;
+             r.variables(states, n, "states");
+             for (const auto& entry : n.entries) {
+               std::string state;
+               r.choice(state, entry.value, "states." + entry.key, job_state_names());
+               if (auto known = parse_job_state(state)) s.states[entry.key] = *known;
+             }
+           }},
+          {"status_columns",
+           [&](const Node& n) {
+             r.list(s.status_columns, n, "status_columns");
+             for (const auto& column : s.status_columns) {
+               if (std::find(k_status_columns.begin(), k_status_columns.end(), column) == k_status_columns.end()) {
+                 d.error(n.loc, "'status_columns' holds '" + printable(column) + "'; expected one of " +
+                                    quoted_list(k_status_columns));
+               }
+             }
+           }},
+          {"unknown_job", [&](const Node& n) { r.list(s.unknown_job, n, "unknown_job"); }},
+          {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
+          {"held_reasons", [&](const Node& n) { r.list(s.held_reasons, n, "held_reasons"); }},
+          {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
+          {"default_error", [&](const Node& n) { r.text(s.default_error, n, "default_error"); }},
+          {"output_note", [&](const Node& n) { r.text(s.output_note, n, "output_note"); }},
+          {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
+          {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
+          {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
+          {"ping", [&](const Node& n) { r.list(s.ping, n, "ping"); }},
+          {"joins",
+           [&](const Node& n) {
+             r.variables(s.joins, n, "joins");
+             for (const auto& [directive, file] : s.joins) {
+               if (file != "output" && file != "error") {
+                 d.error(n.loc, "'joins." + directive + "' must be output or error, found '" + file + "'");
+               }
+             }
+           }},
+          {"node_state", [&](const Node& n) { read_node_state(s.node_state, n, r); }},
+          {"options", [&](const Node& n) { read_options(s.options, n, r); }},
+          {"value_rules",
+           [&](const Node& n) {
+             if (!expect_map(n, "value_rules", d)) return;
+             for (const auto& entry : n.entries) {
+               read_section(entry.value, "value_rules." + entry.key,
+                            {
+                                {"max_length",
+                                 [&](const Node& v) {
+                                   long length = 0;
+                                   r.number(length, v, "value_rules." + entry.key + ".max_length", 1);
+                                   if (length > 0) s.max_length[entry.key] = length;
+                                 }},
+                            },
+                            d);
+             }
+           }},
+      },
+      d);
+  // Each command needs the format its answer is read in.
+  for (const auto& [command, format, what] :
+       {std::tuple{&s.status, &s.status_format, "status"},
+        std::tuple{&s.status_fallback, &s.status_fallback_format, "status_fallback"}}) {
+    if (!command->empty() && format->empty())
+      d.error(root.find(what)->loc, std::string("'") + what + "' needs '" + what + "_format'");
+  }
+  if (s.status_format == "columns" && s.status_columns.empty())
+    d.error(root.find("status_format")->loc, "'status_format: columns' needs 'status_columns'");
   // scheduler_args are checked by reading them with this table; without it nothing would be.
   if (!s.directive_prefix.empty() && s.options.empty())
     d.error(SourceLoc{root.loc.file, 0, 0, 1}, "missing 'options': the table that reads directive lines");

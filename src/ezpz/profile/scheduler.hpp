@@ -38,8 +38,8 @@ struct OptionTable {
 struct NodeStateQuery {
   // {hosts}: the hosts asked about, comma-separated; the word {each_host}: one word per host
   std::vector<std::string> command;
-  std::string format;                // which parser reads the answer: slurm-scontrol | pbs-json
-  std::vector<std::string> bad;      // states (upper case) that prove a node bad
+  std::string format;            // how to read the answer (profile/output_formats.hpp): slurm-scontrol | pbs-json
+  std::vector<std::string> bad;  // states (upper case) that prove a node bad
   // The job's nodes now ({job_id}), read in `format`: a host of the allocation the scheduler has taken
   // out of the job (Slurm does so with a failed node of a --no-kill job) is bad.
   std::vector<std::string> job_nodes;
@@ -54,23 +54,27 @@ struct Scheduler {
   std::map<std::string, std::string> mail_events;  // begin/end/fail → scheduler letters or words
   std::string mail_events_separator;
   std::string workdir_variable;  // where the job must `cd` first (PBS starts in $HOME); "" = already there
-  std::map<std::string, std::string> job_env;  // job_id, nodefile, nodelist, submit_dir → variable names
+  // What the scheduler tells its jobs, by key (job_id, nodefile, nodelist, submit_dir, restart_count): the
+  // variables that may hold it, the first one set wins (Slurm: SLURM_STEP_NODELIST, then SLURM_JOB_NODELIST).
+  std::map<std::string, std::vector<std::string>> job_env;
   std::vector<std::string> submit;
-  std::vector<std::string> submit_hold;   // added to hold the job
-  std::string job_id_pattern;             // first group of a match on the submit output = the job id
-  std::vector<std::string> status;        // {job_id}
-  std::string status_format;              // which parser reads `status` output: pbs-json | slurm-scontrol
+  std::vector<std::string> submit_hold;      // added to hold the job
+  std::string job_id_pattern;                // first group of a match on the submit output = the job id
+  std::vector<std::string> status;           // {job_id}
+  std::string status_format;                 // how to read `status` output (profile/output_formats.hpp)
+  std::vector<std::string> status_columns;   // status_format columns: what each column is (state, exit_code …)
   std::vector<std::string> status_fallback;  // asked when `status` no longer knows the job
   std::string status_fallback_format;
-  std::map<std::string, JobState> states;     // scheduler state → ezpz's (profile/job_state.hpp)
-  std::vector<std::string> never_starts;      // reasons of a pending job that will never start
-  std::vector<std::string> held_reasons;      // reasons of a pending job that is held (until released)
+  std::map<std::string, JobState> states;  // scheduler state → ezpz's (profile/job_state.hpp)
+  std::vector<std::string> never_starts;   // reasons of a pending job that will never start
+  std::vector<std::string> held_reasons;   // reasons of a pending job that is held (until released)
+  std::vector<std::string> unknown_job;    // what a failed `status` prints for a job it does not know (any more)
   std::vector<std::string> cancel;
   std::vector<std::string> ping;  // a cheap command that only succeeds when the scheduler answers (ezpz doctor)
-  NodeStateQuery node_state;   // empty command: the scheduler cannot be asked
-  std::string default_output;  // where output goes without `output:` ({name}, {job_number})
-  std::string default_error;   // where stderr goes without `error:`; "" = into the output file
-  std::string output_note;     // why a running job's output file may not exist yet ("" = no reason)
+  NodeStateQuery node_state;      // empty command: the scheduler cannot be asked
+  std::string default_output;     // where output goes without `output:` ({name}, {job_number})
+  std::string default_error;      // where stderr goes without `error:`; "" = into the output file
+  std::string output_note;        // why a running job's output file may not exist yet ("" = no reason)
   // A directive that joins the job's two streams, as "<option> <value>" ("-j oe"), and the file that
   // gets both: "output" or "error". Read from the scripts users write (submit/batch_script.hpp).
   std::vector<std::pair<std::string, std::string>> joins;
@@ -80,8 +84,25 @@ struct Scheduler {
 
   // Whether it has a directive named `name` (a spec key such as "walltime" or "supervise.requeue").
   bool has_directive(std::string_view name) const;
+  // The first variable job_env names for `key` ("" when none): the one ezpz's scripts read.
+  std::string job_variable(std::string_view key) const;
   // Whether it ends a job at its walltime (it has a walltime directive); 'none' does not.
   bool ends_at_walltime() const { return has_directive("walltime"); }
 };
+
+// Where a job finds what its scheduler told it, from every scheduler's job_env, in catalog order: the
+// runtime reads the allocation's hosts and the job id with these (runtime/allocation.hpp).
+struct JobVariables {
+  struct Hosts {
+    std::string variable;
+    bool is_file;  // a node file (one host per line, PBS), else a host list (Slurm: "nid[1-4]")
+  };
+  std::vector<Hosts> hosts;          // job_env.nodefile and job_env.nodelist
+  std::vector<std::string> job_ids;  // job_env.job_id
+};
+JobVariables job_variables(const std::vector<const Scheduler*>& schedulers);
+
+// The keys a scheduler's job_env may have.
+const std::vector<std::string>& job_env_keys();
 
 }  // namespace ezpz::core

@@ -36,9 +36,9 @@ bool Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
   const auto& spare = job.spec.supervise.spare_nodes;
   if (!spare) return false;
   bool named = false;
-  auto nodefile = job.scheduler->job_env.find("nodefile");
+  std::string nodefile = job.scheduler->job_variable("nodefile");
   for (auto& word : words) {
-    if (word.variable && nodefile != job.scheduler->job_env.end() && word.text == nodefile->second) {
+    if (word.variable && !nodefile.empty() && word.text == nodefile) {
       word = {std::string(k_hostfile_word), false};
       named = true;
     }
@@ -55,8 +55,7 @@ bool Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
     d.error(at(spare->origin),
             std::string("'supervise.spare_nodes' needs a launcher that can be told which hosts to use, and the ") +
                 launcher_kind_name(job.profile->launcher.kind) + " line of system '" + job.profile->name +
-                "' names none (no $" + (nodefile != job.scheduler->job_env.end() ? nodefile->second : "node file") +
-                " word, no launcher.hosts_option)",
+                "' names none (no $" + (nodefile.empty() ? "node file" : nodefile) + " word, no launcher.hosts_option)",
             "add launcher.hosts_option to the profile (docs/failover.md)");
   }
   return named;
@@ -82,6 +81,7 @@ std::map<std::string, std::string> Resolver::placeholder_values(const Queue* que
       {"queue", queue ? queue->name : text(s.queue)},
       {"nodes", std::to_string(s.nodes->value)},
       {"walltime", format_walltime(s.walltime->value)},
+      {"walltime_seconds", std::to_string(s.walltime->value)},  // Flux: -t 3600s
       {"filesystems", joined(s.filesystems)},
       {"ranks_per_node", std::to_string(s.ranks_per_node->value)},
       {"cpus_per_rank", std::to_string(s.cpus_per_rank->value)},

@@ -1,59 +1,58 @@
-// Allocation hosts from the scheduler's variables, in one table.
+// Allocation hosts from the variables the schedulers set (their job_env).
 #include "ezpz/runtime/allocation.hpp"
 
 #include <fstream>
 #include <iterator>
 
-#include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
+#include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/limits.hpp"
 
 namespace ezpz::core {
 namespace {
 
-struct HostSource {
-  const char* variable;
-  bool is_file;  // a nodefile path, else a Slurm host list
-};
-
-// EZPZ_HOSTFILE first: `ezpz launch --hostfile F` exports it so every rank agrees on the first host.
-// EZPZ_HOSTS: the hosts of a spare-node launch's attempt (ezpz launch --spare-nodes).
-const HostSource k_host_sources[] = {{"EZPZ_HOSTS", false},         {"EZPZ_HOSTFILE", true},
-                                     {"PBS_NODEFILE", true},        {"SLURM_STEP_NODELIST", false},
-                                     {"SLURM_JOB_NODELIST", false}, {"SLURM_NODELIST", false}};
-const char* const k_job_id_variables[] = {"PBS_JOBID", "SLURM_JOB_ID", "EZPZ_JOB_ID"};
+// Before any scheduler's: EZPZ_HOSTS, the hosts of a spare-node launch's attempt (ezpz launch
+// --spare-nodes), and EZPZ_HOSTFILE, which `ezpz launch --hostfile F` exports so every rank agrees on the
+// first host.
+const JobVariables::Hosts k_ezpz_hosts[] = {{"EZPZ_HOSTS", false}, {"EZPZ_HOSTFILE", true}};
+// After every scheduler's: the id ezpz gives a job no scheduler runs.
+const char* const k_ezpz_job_id = "EZPZ_JOB_ID";
 
 std::vector<std::string> read_hostfile(const std::string& path, const std::string& what) {
   std::vector<std::string> hosts = read_nodefile(
       read_regular_file(path, "the host file " + what, k_max_hostfile_bytes, "check that the file exists on this node"),
       "the host file " + what);
   // An empty one would silently become a one-node launch.
-  if (hosts.empty()) throw UserError("the host file " + what + " names no hosts", "a host file has one host name per line");
+  if (hosts.empty())
+    throw UserError("the host file " + what + " names no hosts", "a host file has one host name per line");
   return hosts;
 }
 
 }  // namespace
 
-std::string current_job_id(const EnvLookup& env) {
-  for (const char* variable : k_job_id_variables) {
+std::string current_job_id(const EnvLookup& env, const JobVariables& variables) {
+  for (const auto& variable : variables.job_ids) {
     if (auto id = env(variable); id && !id->empty()) return *id;
   }
-  return {};
+  auto id = env(k_ezpz_job_id);
+  return id ? *id : std::string();
 }
 
-Allocation current_allocation(const EnvLookup& env, const std::string& hostfile) {
+Allocation current_allocation(const EnvLookup& env, const std::string& hostfile, const JobVariables& variables) {
   Allocation allocation;
-  allocation.job_id = current_job_id(env);
+  allocation.job_id = current_job_id(env, variables);
   if (!hostfile.empty()) {
     allocation.hosts = read_hostfile(hostfile, "'" + hostfile + "'");
     allocation.hosts_from = "--hostfile " + hostfile;
     return allocation;
   }
-  for (const auto& source : k_host_sources) {
+  std::vector<JobVariables::Hosts> sources(std::begin(k_ezpz_hosts), std::end(k_ezpz_hosts));
+  sources.insert(sources.end(), variables.hosts.begin(), variables.hosts.end());
+  for (const auto& source : sources) {
     auto value = env(source.variable);
     if (!value || value->empty()) continue;
-    std::string what = std::string(source.variable) + "=" + *value;
+    std::string what = source.variable + "=" + *value;
     allocation.hosts = source.is_file ? read_hostfile(*value, what) : expand_hostlist(*value, source.variable);
     allocation.hosts_from = what;
     break;

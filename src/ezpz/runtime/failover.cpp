@@ -8,9 +8,9 @@
 #include <deque>
 #include <map>
 
-#include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/runtime/output_evidence.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 

@@ -7,8 +7,8 @@
 #include "ezpz/render/render.hpp"
 #include "ezpz/resolve/resolve.hpp"
 #include "ezpz/runtime/allocation.hpp"
-#include "ezpz/runtime/hostlist.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -28,7 +28,7 @@ void set(JobSpec& spec, const std::string& key, const std::string& value, Diagno
 
 LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
                        const std::string& ezpz_bin) {
-  Allocation allocation = current_allocation(env, request.hostfile);
+  Allocation allocation = current_allocation(env, request.hostfile, catalog.job_variables());
   long hosts = static_cast<long>(allocation.hosts.size());
   long usable = hosts - request.spare_nodes;
   long nodes = request.nodes.value_or(usable > 0 ? usable : 1);
@@ -42,8 +42,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   if (request.ranks) {
     if (!ppn) {
       if (*request.ranks % nodes != 0) {
-        throw UserError("-n " + std::to_string(*request.ranks) + " does not divide evenly over " + std::to_string(nodes) +
-                            " node(s)",
+        throw UserError("-n " + std::to_string(*request.ranks) + " does not divide evenly over " +
+                            std::to_string(nodes) + " node(s)",
                         "pass --ppn or --nodes as well");
       }
       ppn = *request.ranks / nodes;
@@ -105,7 +105,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
       plan.argv.push_back(word.text);
     } else if (word.text == "EZPZ_BIN") {
       plan.argv.push_back(ezpz_bin);
-    } else if (word.text == "PBS_NODEFILE" && !request.hostfile.empty()) {
+    } else if (!request.hostfile.empty() && word.text == job.scheduler->job_variable("nodefile")) {
       plan.argv.push_back(request.hostfile);
     } else if (auto value = env(word.text); value && !value->empty()) {
       plan.argv.push_back(*value);

@@ -1,110 +1,15 @@
-// Node states from scontrol and pbsnodes, one parser per node_state.format, in a table.
+// Asking the scheduler about the allocation's nodes (node_state), read by profile/output_formats.
 #include "ezpz/runtime/node_state.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
-#include <functional>
-#include <map>
-#include <sstream>
 
-#include "ezpz/runtime/hostlist.hpp"
+#include "ezpz/profile/output_formats.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
-
-using NodeStates = std::vector<std::pair<std::string, std::vector<std::string>>>;
-
-// scontrol -o show node: one line per node, "NodeName=n1 … State=IDLE+DRAIN …". A '*' after the base
-// state means the node is not responding (sinfo(1), NODE STATE CODES).
-NodeStates parse_scontrol(const std::string& out) {
-  NodeStates nodes;
-  std::istringstream lines(out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::string name, state;
-    std::istringstream words(line);
-    std::string word;
-    while (words >> word) {
-      if (word.rfind("NodeName=", 0) == 0) name = word.substr(9);
-      if (word.rfind("State=", 0) == 0) state = word.substr(6);
-    }
-    if (name.empty() || state.empty()) continue;
-    std::vector<std::string> states;
-    for (std::string part : split(state, '+')) {
-      if (!part.empty() && part.back() == '*') {
-        part.pop_back();
-        states.push_back("NOT_RESPONDING");
-      }
-      if (!part.empty()) states.push_back(to_upper(part));
-    }
-    nodes.emplace_back(name, states);
-  }
-  return nodes;
-}
-
-// pbsnodes -F json: {"nodes": {"x1": {"state": "down,offline", …}, "x9": {"x9": "Unknown node "}}}.
-NodeStates parse_pbsnodes(const std::string& out) {
-  NodeStates nodes;
-  auto json = nlohmann::json::parse(out, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) return nodes;
-  auto list = json.find("nodes");
-  if (list == json.end() || !list->is_object()) return nodes;
-  for (const auto& [name, node] : list->items()) {
-    if (!node.is_object()) continue;
-    auto state = node.find("state");
-    if (state == node.end() || !state->is_string()) continue;
-    std::vector<std::string> states;
-    for (const auto& part : split(state->get<std::string>(), ',')) {
-      if (!part.empty()) states.push_back(to_upper(part));
-    }
-    nodes.emplace_back(name, states);
-  }
-  return nodes;
-}
-
-using JobNodes = std::optional<std::vector<std::string>>;
-
-// scontrol -o show job: "… NodeList=n[1,3] …" (Slurm host list syntax).
-JobNodes slurm_job_nodes(const std::string& out) {
-  for (const auto& word : split_words(out)) {
-    if (word.rfind("NodeList=", 0) != 0 || word.size() == 9 || word == "NodeList=(null)") continue;
-    try {
-      return expand_hostlist(word.substr(9), "NodeList");
-    } catch (const UserError&) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-// qstat -f -F json: {"Jobs": {"ID": {"exec_host": "x1/0*2+x2/0*2", …}}}.
-JobNodes pbs_job_nodes(const std::string& out) {
-  auto json = nlohmann::json::parse(out, nullptr, false);
-  if (json.is_discarded() || !json.is_object() || !json.contains("Jobs") || !json["Jobs"].is_object() ||
-      json["Jobs"].empty()) {
-    return std::nullopt;
-  }
-  const auto& job = json["Jobs"].begin().value();
-  if (!job.is_object() || !job.contains("exec_host") || !job["exec_host"].is_string()) return std::nullopt;
-  std::vector<std::string> nodes;
-  for (const auto& chunk : split(job["exec_host"].get<std::string>(), '+')) {
-    std::string node = chunk.substr(0, chunk.find('/'));
-    if (!node.empty() && std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
-  }
-  return nodes.empty() ? std::nullopt : JobNodes(nodes);
-}
-
-struct Format {
-  std::function<NodeStates(const std::string&)> nodes;
-  std::function<JobNodes(const std::string&)> job_nodes;
-};
-const std::map<std::string, Format> k_formats = {
-    {"slurm-scontrol", {parse_scontrol, slurm_job_nodes}},
-    {"pbs-json", {parse_pbsnodes, pbs_job_nodes}},
-};
 
 // "scontrol -o show node n[1-3]", the first words of a long command, for the evidence.
 std::string shown_command(const std::vector<std::string>& argv) {
@@ -113,16 +18,6 @@ std::string shown_command(const std::vector<std::string>& argv) {
 }
 
 }  // namespace
-
-NodeStates parse_node_states(const std::string& format, const std::string& out) {
-  auto found = k_formats.find(format);
-  return found == k_formats.end() ? NodeStates{} : found->second.nodes(out);
-}
-
-JobNodes parse_job_nodes(const std::string& format, const std::string& out) {
-  auto found = k_formats.find(format);
-  return found == k_formats.end() ? std::nullopt : found->second.job_nodes(out);
-}
 
 std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std::vector<std::string>& hosts,
                                           const std::string& job_id, const NodeNames& names, ProcessRunner& runner,

@@ -7,21 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "ezpz/profile/output_formats.hpp"
 #include "ezpz/profile/scheduler.hpp"
 #include "ezpz/runtime/node_names.hpp"
 #include "ezpz/submit/process.hpp"
 
 namespace ezpz::core {
-
-// Each node of a node_state answer in `format` (slurm-scontrol | pbs-json): its name and its states,
-// upper case ("DOWN", "NOT_RESPONDING"; Slurm's "DOWN*+DRAIN" is DOWN, NOT_RESPONDING, DRAIN). A node
-// without a state (PBS: "Unknown node") is left out; an answer that cannot be read gives none.
-std::vector<std::pair<std::string, std::vector<std::string>>> parse_node_states(const std::string& format,
-                                                                                const std::string& out);
-
-// The nodes of a job from the scheduler's answer about it in `format`: Slurm's NodeList (a host list),
-// PBS's exec_host. nullopt when the answer does not say.
-std::optional<std::vector<std::string>> parse_job_nodes(const std::string& format, const std::string& out);
 
 // Asks the scheduler about `hosts` with its node_state command, run by `runner` ({hosts}: their
 // identities comma-separated; {each_host}: one word each). Every host in one of the scheduler's bad

@@ -10,8 +10,8 @@
 
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/util/error.hpp"
-#include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/hash.hpp"
+#include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/variable_refs.hpp"
 
@@ -81,13 +81,14 @@ long port_for_job(const std::string& job_id) {
   return 20000 + static_cast<long>(std::stoull(hex.substr(0, 8), nullptr, 16) % 40000);
 }
 
-Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, long nodes) {
+Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, long nodes,
+                          const JobVariables& variables) {
   Rendezvous r;
   // Rendezvous without any broadcast: every rank computes the same address and port. The hosts are
   // read only when MASTER_ADDR is not given: a host file need not even be readable then.
-  std::string job_id = current_job_id(env);
+  std::string job_id = current_job_id(env, variables);
   auto addr = env("MASTER_ADDR");
-  Allocation allocation = addr && !addr->empty() ? Allocation{} : current_allocation(env);
+  Allocation allocation = addr && !addr->empty() ? Allocation{} : current_allocation(env, {}, variables);
   if (addr && !addr->empty()) {
     r.addr = *addr;
     r.addr_origin = "MASTER_ADDR set in the environment";
@@ -96,8 +97,7 @@ Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, lo
     std::string pattern = profile ? profile->master_addr : "{first_host}";
     const std::string& first = allocation.hosts.front();
     r.addr_origin = "the first host '" + first.substr(0, first.find('.')) + "' of " + allocation.hosts_from +
-                             " in master_addr '" + pattern + "'" +
-                             (profile ? " of profile '" + profile->name + "'" : "");
+                    " in master_addr '" + pattern + "'" + (profile ? " of profile '" + profile->name + "'" : "");
     r.addr = master_addr_for(pattern, first);
     r.notes.push_back("MASTER_ADDR from the first host of " + allocation.hosts_from);
   } else if (nodes == 1) {
@@ -110,7 +110,8 @@ Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, lo
                     "ezpz will not guess localhost for a multi-node job (ranks would hang); export MASTER_ADDR");
   }
   if (auto port = env("MASTER_PORT"); port && !port->empty()) {
-    bool digits = port->size() <= 5 && std::all_of(port->begin(), port->end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool digits =
+        port->size() <= 5 && std::all_of(port->begin(), port->end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits || std::stol(*port) < 1 || std::stol(*port) > 65535) {
       throw UserError("MASTER_PORT='" + printable(*port) + "' is not a TCP port (1 to 65535)",
                       "unset it: ezpz derives a port from the job id");
@@ -162,8 +163,8 @@ RankEnvironment rank_environment(const RuntimeInputs& inputs) {
     out.backend = *wanted;
   }
 
-  std::string job_id = current_job_id(env);
-  Rendezvous rendezvous = rendezvous_for(env, inputs.profile, out.nodes);
+  std::string job_id = current_job_id(env, inputs.job_variables);
+  Rendezvous rendezvous = rendezvous_for(env, inputs.profile, out.nodes, inputs.job_variables);
   out.master_addr = rendezvous.addr;
   out.master_addr_origin = rendezvous.addr_origin;
   out.master_port = rendezvous.port;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ezpz/profile/catalog.hpp"
 #include "ezpz/profile/system_profile.hpp"
 #include "ezpz/runtime/device.hpp"
 #include "ezpz/runtime/rank.hpp"
@@ -18,7 +19,8 @@ namespace ezpz::core {
 struct RuntimeInputs {
   const SystemProfile* profile = nullptr;  // the system's facts (from EZPZ_SYSTEM or detection)
   EnvLookup env;
-  std::string device_root = "/";  // where /dev and /sys are (a fake tree in tests)
+  std::string device_root = "/";                                  // where /dev and /sys are (a fake tree in tests)
+  JobVariables job_variables = Catalog::builtin_job_variables();  // where the job id and hosts are
 };
 
 struct RankEnvironment {
@@ -72,7 +74,8 @@ struct Rendezvous {
   std::string port;
   std::vector<std::string> notes;
 };
-Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, long nodes);
+Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, long nodes,
+                          const JobVariables& variables = Catalog::builtin_job_variables());
 
 // MASTER_PORT for a job: a port in [20000, 60000) derived from the job id, the same on every rank.
 long port_for_job(const std::string& job_id);

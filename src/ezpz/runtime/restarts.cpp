@@ -4,17 +4,9 @@
 #include "ezpz/util/error.hpp"
 
 namespace ezpz::core {
-namespace {
-
-std::string job_variable(const Scheduler& scheduler, const std::string& key) {
-  auto found = scheduler.job_env.find(key);
-  return found == scheduler.job_env.end() ? std::string() : found->second;
-}
-
-}  // namespace
 
 Restarts job_restarts(const Scheduler& scheduler, const EnvLookup& env, ProcessRunner& runner) {
-  if (std::string name = job_variable(scheduler, "restart_count"); !name.empty()) {
+  if (std::string name = scheduler.job_variable("restart_count"); !name.empty()) {
     auto value = env(name);
     // Slurm sets it only once the job has been requeued: unset is 0.
     if (!value || value->empty()) return {0, name + " (unset)"};
@@ -23,7 +15,7 @@ Restarts job_restarts(const Scheduler& scheduler, const EnvLookup& env, ProcessR
     }
     return {std::nullopt, name + "='" + *value + "' is not a count"};
   }
-  std::string id_name = job_variable(scheduler, "job_id");
+  std::string id_name = scheduler.job_variable("job_id");
   auto job_id = id_name.empty() ? std::nullopt : env(id_name);
   if (!job_id || job_id->empty()) return {std::nullopt, "no job id (" + (id_name.empty() ? "none" : id_name) + ")"};
   try {

@@ -18,6 +18,9 @@ std::string trim(std::string_view text);
 inline bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
+inline bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
 std::string to_upper(std::string_view text);
 // `text` with every `from` (not empty) replaced by `to`.
 std::string replace_all(std::string text, std::string_view from, std::string_view to);

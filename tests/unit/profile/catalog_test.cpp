@@ -58,7 +58,8 @@ TEST(Catalog, EveryShippedProfileLoadsWithAuditDateSourcesAndScheduler) {
 TEST(Catalog, EveryShippedPatternCompiles) {
   for (const auto& name : k_shipped) {
     const SystemProfile& profile = test::builtin_catalog().system(name);
-    for (const auto& [variable, pattern] : profile.detect.env) EXPECT_NO_THROW(std::regex{pattern}) << name << " " << variable;
+    for (const auto& [variable, pattern] : profile.detect.env)
+      EXPECT_NO_THROW(std::regex{pattern}) << name << " " << variable;
     for (const auto& pattern : profile.detect.hostname) EXPECT_NO_THROW(std::regex{pattern}) << name << " " << pattern;
     EXPECT_NO_THROW(std::regex{test::builtin_catalog().scheduler(profile.scheduler).job_id_pattern}) << name;
     if (!profile.failover.node_key.empty()) {
@@ -134,6 +135,67 @@ TEST(Catalog, BackendEnvNamesMustBeVariableNames) {
     EXPECT_EQ(error.diagnostics()[0].loc.describe(), (dir / "odd.yaml").string() + ":4:5");
     EXPECT_EQ(error.diagnostics()[0].message,
               "'backend_env.always' holds 'FI_CXI_REG~STER', which is not a variable name");
+  }
+  fs::remove_all(dir);
+}
+
+// A scheduler is data: a file in <dir>/schedulers/ adds one (or replaces a shipped one), and what it
+// tells its jobs (job_env) is where the runtime looks for the job id and the hosts.
+TEST(Catalog, SearchPathAddsSchedulersAndTheirJobVariables) {
+  fs::path dir = temp_dir("schedulers");
+  fs::create_directories(dir / "schedulers");
+  write(dir / "schedulers" / "lsf.yaml",
+        "description: LSF\ntemplate: batch\ndirective_prefix: \"#BSUB\"\ndirectives: {nodes: \"-nnodes {nodes}\"}\n"
+        "job_env: {job_id: LSB_JOBID, nodefile: LSB_DJOB_HOSTFILE, nodelist: [LSB_HOSTS, LSB_MCPU_HOSTS]}\n"
+        "submit: [bsub]\nstatus: [bjobs, -noheader, -o, \"stat exit_code\", \"{job_id}\"]\nstatus_format: columns\n"
+        "status_columns: [state, exit_code]\nstates: {PEND: queued, RUN: running, DONE: completed, EXIT: ended}\n"
+        "options: {short: \"n:W:\"}\n");
+  write(dir / "schedulers" / "pbs.yaml", "description: my pbs\ntemplate: batch\njob_env: {job_id: MY_PBS_ID}\n");
+  Catalog catalog({dir.string()});
+  EXPECT_EQ(catalog.scheduler_names(), (std::vector<std::string>{"lsf", "none", "pbs", "slurm"}));
+  EXPECT_EQ(catalog.scheduler("lsf").source->name, (dir / "schedulers" / "lsf.yaml").string());
+  EXPECT_EQ(catalog.scheduler("pbs").description, "my pbs");
+  JobVariables variables = catalog.job_variables();
+  EXPECT_EQ(variables.job_ids, (std::vector<std::string>{"LSB_JOBID", "MY_PBS_ID", "SLURM_JOB_ID"}));
+  std::vector<std::string> hosts;
+  for (const auto& source : variables.hosts) hosts.push_back(source.variable + (source.is_file ? " (file)" : ""));
+  EXPECT_EQ(hosts, (std::vector<std::string>{"LSB_DJOB_HOSTFILE (file)", "LSB_HOSTS", "LSB_MCPU_HOSTS",
+                                             "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST"}));
+  // The shipped schedulers alone: PBS's node file, then Slurm's host lists, as before job_env was read.
+  const JobVariables& builtin = Catalog::builtin_job_variables();
+  EXPECT_EQ(builtin.job_ids, (std::vector<std::string>{"PBS_JOBID", "SLURM_JOB_ID"}));
+  ASSERT_EQ(builtin.hosts.size(), 4u);
+  EXPECT_EQ(builtin.hosts[0].variable, "PBS_NODEFILE");
+  EXPECT_TRUE(builtin.hosts[0].is_file);
+  fs::remove_all(dir);
+}
+
+// Every problem of a scheduler file is its own located error.
+TEST(Catalog, BrokenSchedulerFileReportsEveryProblem) {
+  fs::path dir = temp_dir("bad-scheduler");
+  fs::create_directories(dir / "schedulers");
+  write(dir / "schedulers" / "odd.yaml",
+        "template: batch\njob_env: {job_idd: X, nodelist: [OK, \"A-B\"]}\nstatus: [q, \"{job_id}\"]\n"
+        "status_columns: [state, exitcode]\nstatus_fallback_format: xml\n");
+  Catalog catalog({dir.string()});
+  try {
+    catalog.scheduler("odd");
+    FAIL();
+  } catch (const UserError& error) {
+    std::vector<std::string> messages;
+    for (const auto& d : error.diagnostics()) messages.push_back(d.loc.describe() + ": " + d.message);
+    std::string file = (dir / "schedulers" / "odd.yaml").string();
+    EXPECT_EQ(
+        messages,
+        (std::vector<std::string>{
+            file + ":2:11: unknown key 'job_idd' in 'job_env'; expected one of 'job_id', 'nodefile', "
+                   "'nodelist', 'restart_count' or 'submit_dir'",
+            file + ":2:38: 'job_env.nodelist' holds 'A-B', which is not a variable name",
+            file + ":4:17: 'status_columns' holds 'exitcode'; expected one of 'state', 'exit_code', 'reason' or '-'",
+            file + ":5:25: 'status_fallback_format' expects one of 'columns', 'pbs-json', 'slurm-sacct' or "
+                   "'slurm-scontrol', found 'xml'",
+            file + ":3:9: 'status' needs 'status_format'",
+        }));
   }
   fs::remove_all(dir);
 }

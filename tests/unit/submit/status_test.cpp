@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_support.hpp"
 #include "ezpz/profile/job_state.hpp"
 #include "ezpz/util/error.hpp"
-#include "../test_support.hpp"
 #include "fake_runner.hpp"
 
 namespace ezpz::core {
@@ -18,7 +18,9 @@ struct Case {
   int exit_code;  // -1: none
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << c.scheduler << " " << c.state; }
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.scheduler << " " << c.state;
+}
 
 class QueryStatus : public ::testing::TestWithParam<Case> {};
 
@@ -39,41 +41,55 @@ TEST_P(QueryStatus, MapsTheSchedulersWordsToOurs) {
 }
 
 std::string pbs(const std::string& state, const std::string& extra = "") {
-  return R"({"timestamp":1,"pbs_version":"2022","Jobs":{"42.server":{"Job_Name":"t","job_state":")" + state + "\"" + extra + "}}}";
+  return R"({"timestamp":1,"pbs_version":"2022","Jobs":{"42.server":{"Job_Name":"t","job_state":")" + state + "\"" +
+         extra + "}}}";
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedulers, QueryStatus, ::testing::Values(
-    Case{"pbs", {0, pbs("Q"), ""}, "queued", -1},
-    Case{"pbs", {0, pbs("H"), ""}, "held", -1},
-    Case{"pbs", {0, pbs("R"), ""}, "running", -1},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":0)"), ""}, "completed", 0},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":3)"), ""}, "failed", 3},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":271,"substate":91)"), ""}, "cancelled", 143},
-    // Seen on OpenPBS 23.06 (tests/pbs): qdel -W force of a running job gives 265, substate 91; a
-    // script that traps TERM and exits 128 + 15 gives 143. Both are cancelled, not failed.
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":265,"substate":91)"), ""}, "cancelled", 137},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":143,"substate":91)"), ""}, "cancelled", 143},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":265,"substate":93)"), ""}, "failed", 137},
-    Case{"pbs", {0, pbs("F", R"(,"substate":91)"), ""}, "cancelled", -1},
-    // An afterok child of a failed parent: aborted by the server, never ran, no Exit_status.
-    Case{"pbs", {0, pbs("F", R"(,"substate":92,"comment":"Job deleted as result of dependency")"), ""}, "not-run", -1},
-    Case{"pbs", {0, pbs("F"), ""}, "not-run", -1},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":-29,"substate":93)"), ""}, "timeout", -1},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":-27,"substate":93)"), ""}, "out-of-memory", -1},
-    Case{"pbs", {0, pbs("F", R"(,"Exit_status":-1,"substate":93)"), ""}, "not-run", -1},
-    Case{"pbs", {153, "", "qstat: Unknown Job Id 42.server\n"}, "unknown", -1},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=Resources ExitCode=0:0\n", ""}, "queued", -1},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=RUNNING Reason=None ExitCode=0:0\n", ""}, "running", -1},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=COMPLETED Reason=None ExitCode=0:0\n", ""}, "completed", 0},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=FAILED Reason=NonZeroExitCode ExitCode=7:0\n", ""}, "failed", 7},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=CANCELLED Reason=None ExitCode=0:15\n", ""}, "cancelled", 143},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15\n", ""}, "timeout", 143},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=OUT_OF_MEMORY Reason=OutOfMemory ExitCode=0:9\n", ""}, "out-of-memory", 137},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=DependencyNeverSatisfied ExitCode=0:0\n", ""}, "not-run", -1},
-    // sbatch --hold: found by slurm.ezpz_submit, which saw 'queued'.
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=JobHeldUser ExitCode=0:0\n", ""}, "held", -1},
-    Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=JobHeldAdmin ExitCode=0:0\n", ""}, "held", -1},
-    Case{"slurm", {1, "", "slurm_load_jobs error: Invalid job id specified\n"}, "unknown", -1}));  // then sacct: no answer
+INSTANTIATE_TEST_SUITE_P(
+    Schedulers, QueryStatus,
+    ::testing::Values(
+        Case{"pbs", {0, pbs("Q"), ""}, "queued", -1}, Case{"pbs", {0, pbs("H"), ""}, "held", -1},
+        Case{"pbs", {0, pbs("R"), ""}, "running", -1},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":0)"), ""}, "completed", 0},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":3)"), ""}, "failed", 3},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":271,"substate":91)"), ""}, "cancelled", 143},
+        // Seen on OpenPBS 23.06 (tests/pbs): qdel -W force of a running job gives 265, substate 91; a
+        // script that traps TERM and exits 128 + 15 gives 143. Both are cancelled, not failed.
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":265,"substate":91)"), ""}, "cancelled", 137},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":143,"substate":91)"), ""}, "cancelled", 143},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":265,"substate":93)"), ""}, "failed", 137},
+        Case{"pbs", {0, pbs("F", R"(,"substate":91)"), ""}, "cancelled", -1},
+        // An afterok child of a failed parent: aborted by the server, never ran, no Exit_status.
+        Case{"pbs",
+             {0, pbs("F", R"(,"substate":92,"comment":"Job deleted as result of dependency")"), ""},
+             "not-run",
+             -1},
+        Case{"pbs", {0, pbs("F"), ""}, "not-run", -1},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":-29,"substate":93)"), ""}, "timeout", -1},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":-27,"substate":93)"), ""}, "out-of-memory", -1},
+        Case{"pbs", {0, pbs("F", R"(,"Exit_status":-1,"substate":93)"), ""}, "not-run", -1},
+        Case{"pbs", {153, "", "qstat: Unknown Job Id 42.server\n"}, "unknown", -1},
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=Resources ExitCode=0:0\n", ""}, "queued", -1},
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=RUNNING Reason=None ExitCode=0:0\n", ""}, "running", -1},
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=COMPLETED Reason=None ExitCode=0:0\n", ""}, "completed", 0},
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=FAILED Reason=NonZeroExitCode ExitCode=7:0\n", ""}, "failed", 7},
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=CANCELLED Reason=None ExitCode=0:15\n", ""}, "cancelled", 143},
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15\n", ""}, "timeout", 143},
+        Case{"slurm",
+             {0, "JobId=42 JobName=t JobState=OUT_OF_MEMORY Reason=OutOfMemory ExitCode=0:9\n", ""},
+             "out-of-memory",
+             137},
+        Case{"slurm",
+             {0, "JobId=42 JobName=t JobState=PENDING Reason=DependencyNeverSatisfied ExitCode=0:0\n", ""},
+             "not-run",
+             -1},
+        // sbatch --hold: found by slurm.ezpz_submit, which saw 'queued'.
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=JobHeldUser ExitCode=0:0\n", ""}, "held", -1},
+        Case{"slurm", {0, "JobId=42 JobName=t JobState=PENDING Reason=JobHeldAdmin ExitCode=0:0\n", ""}, "held", -1},
+        Case{"slurm",
+             {1, "", "slurm_load_jobs error: Invalid job id specified\n"},
+             "unknown",
+             -1}));  // then sacct: no answer
 
 TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {
   test::FakeRunner runner;
@@ -132,9 +148,9 @@ struct WaitCase {
 
 TEST(JobStatus, WaitExitCodeTellsEveryEndApart) {
   const WaitCase cases[] = {
-      {"completed", 0, 0}, {"failed", 3, 3}, {"failed", 137, 137}, {"failed", -1, 1},
+      {"completed", 0, 0},   {"failed", 3, 3},           {"failed", 137, 137},   {"failed", -1, 1},
       {"timeout", 143, 124}, {"out-of-memory", -1, 137}, {"cancelled", -1, 143}, {"cancelled", 143, 143},
-      {"not-run", -1, 123}, {"unknown", -1, 122},
+      {"not-run", -1, 123},  {"unknown", -1, 122},
   };
   for (const auto& c : cases) {
     JobStatus status;
@@ -177,11 +193,13 @@ TEST(JobStatus, ShippedSchedulersMapTheirStatesAtLoad) {
 struct OddAnswer {
   const char* scheduler;
   std::string out;
-  const char* state;    // what the job is then
-  const char* detail;   // a part of the detail, "" for any
+  const char* state;   // what the job is then
+  const char* detail;  // a part of the detail, "" for any
 };
 
-void PrintTo(const OddAnswer& c, std::ostream* out) { *out << c.scheduler << " " << c.out.substr(0, 80); }
+void PrintTo(const OddAnswer& c, std::ostream* out) {
+  *out << c.scheduler << " " << c.out.substr(0, 80);
+}
 
 class OddSchedulerAnswers : public ::testing::TestWithParam<OddAnswer> {};
 
@@ -212,7 +230,8 @@ INSTANTIATE_TEST_SUITE_P(
         OddAnswer{"pbs", pbs_job(R"({"job_state":7})"), "unknown", "'job_state' is 7, expected a string"},
         OddAnswer{"pbs", pbs_job(R"({"job_state":null})"), "unknown", "'job_state' is null, expected a string"},
         OddAnswer{"pbs", pbs_job(R"({"job_state":["F"]})"), "unknown", "'job_state' is an array, expected a string"},
-        OddAnswer{"pbs", pbs_job(R"({"job_state":{"a":{"b":[1,2,{"c":null}]}}})"), "unknown", "'job_state' is an object"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":{"a":{"b":[1,2,{"c":null}]}}})"), "unknown",
+                  "'job_state' is an object"},
         OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":"0"})"), "unknown",
                   "'Exit_status' is \"0\", expected an integer"},
         OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":1.5})"), "unknown", "expected an integer"},
@@ -228,15 +247,20 @@ INSTANTIATE_TEST_SUITE_P(
                   "'substate' is \"91\", expected an integer"},
         OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":0,"comment":false})"), "unknown",
                   "'comment' is false, expected a string"},
-        OddAnswer{"pbs", pbs_job(R"({"job_state":"R","comment":")" + std::string(100000, 'x') + R"("})"), "running", ""},
-        OddAnswer{"pbs", pbs_job(R"({"job_state":"R","comment":)" + std::string(100, '[') + std::string(100, ']') + "}"),
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"R","comment":")" + std::string(100000, 'x') + R"("})"), "running",
+                  ""},
+        OddAnswer{"pbs",
+                  pbs_job(R"({"job_state":"R","comment":)" + std::string(100, '[') + std::string(100, ']') + "}"),
                   "unknown", "'comment' is an array, expected a string"},
         // Nesting a recursive printer would not survive.
-        OddAnswer{"pbs", pbs_job(R"({"job_state":"R","comment":)" + std::string(1000000, '[') + std::string(1000000, ']') + "}"),
-                  "unknown", "'comment' is an array"},
+        OddAnswer{
+            "pbs",
+            pbs_job(R"({"job_state":"R","comment":)" + std::string(1000000, '[') + std::string(1000000, ']') + "}"),
+            "unknown", "'comment' is an array"},
         OddAnswer{"pbs", pbs_job("42"), "unknown", "the job is a JSON number, not an object"},
         OddAnswer{"pbs", pbs_job("[]"), "unknown", "the job is a JSON array, not an object"},
-        OddAnswer{"pbs", pbs_job(R"({"job_state":"Z"})"), "unknown", "the scheduler's state 'Z' is not in schedulers/pbs.yaml"},
+        OddAnswer{"pbs", pbs_job(R"({"job_state":"Z"})"), "unknown",
+                  "the scheduler's state 'Z' is not in schedulers/pbs.yaml"},
         OddAnswer{"pbs", pbs_job(R"({"job_state":"F","Exit_status":0,"new_field":[1,{"x":null}]})"), "completed", ""}));
 
 INSTANTIATE_TEST_SUITE_P(
@@ -249,14 +273,18 @@ INSTANTIATE_TEST_SUITE_P(
         OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=1:2:3\n", "failed", ""},
         OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode\n", "failed", ""},
         OddAnswer{"slurm", "JobId=42 JobState= ExitCode=0:0\n", "unknown", "empty JobState"},
-        OddAnswer{"slurm", "JobState=RUNNING = == =x x= \x01\x02 Reason=\n\n\nodd line without equals\n", "running", ""},
+        OddAnswer{"slurm", "JobState=RUNNING = == =x x= \x01\x02 Reason=\n\n\nodd line without equals\n", "running",
+                  ""},
         OddAnswer{"slurm", "JobState=RUNNING Reason=" + std::string(1 << 20, 'r') + "\n", "running", "rrrr"},
         OddAnswer{"slurm", "JobId=42 JobState=" + std::string(1 << 20, 'S') + "\n", "unknown", "SSSS...' is not in"}));
 
 TEST(QueryStatus, OddSacctLinesGiveAStateNotAnAbort) {
   const std::pair<const char*, const char*> cases[] = {
-      {"COMPLETED|0:2147483647\n", "completed"}, {"FAILED|\n", "failed"}, {"|0:0\n", "unknown"},
-      {"FAILED|1:0|extra|fields\n", "failed"},  {"COMPLETED|0:0 JobState=FAILED\n", "completed"},
+      {"COMPLETED|0:2147483647\n", "completed"},
+      {"FAILED|\n", "failed"},
+      {"|0:0\n", "unknown"},
+      {"FAILED|1:0|extra|fields\n", "failed"},
+      {"COMPLETED|0:0 JobState=FAILED\n", "completed"},
   };
   for (const auto& [line, state] : cases) {
     test::FakeRunner runner;
@@ -297,6 +325,50 @@ struct StartsCase {
   std::string answer;
   long starts;  // -1: unknown
 };
+
+// The generic `columns` format (a scheduler that is data alone, like tests/flux): each column as
+// status_columns names it; an `ended` state is completed or failed by its exit code.
+TEST(QueryStatus, ColumnsAreReadByTheirNames) {
+  Scheduler flux;
+  flux.name = "flux";
+  flux.status = {"flux", "jobs", "{job_id}"};
+  flux.status_format = "columns";
+  flux.status_columns = {"-", "state", "exit_code", "reason"};
+  flux.states = {{"SCHED", JobState::queued}, {"FAILED", JobState::ended}, {"CANCELED", JobState::cancelled}};
+  flux.unknown_job = {"unknown job id"};
+  struct ColumnCase {
+    std::string out;
+    const char* state;
+    std::optional<int> exit_code;
+    const char* detail;
+  };
+  for (const auto& c : std::vector<ColumnCase>{
+           {"f1 SCHED - priority\n", "queued", std::nullopt, "priority"},
+           {"f1 FAILED 0\n", "completed", 0, ""},
+           {"f1 FAILED 7 -\n", "failed", 7, ""},
+           {"f1 FAILED -\n", "failed", std::nullopt, "the scheduler gave no exit code ('-')"},
+           {"f1 CANCELED 143\n", "cancelled", 143, ""},
+           {"f1 WEIRD 0\n", "unknown", std::nullopt, "the scheduler's state 'WEIRD' is not in schedulers/flux.yaml"},
+           {"f1\n", "unknown", std::nullopt, "the scheduler's state '' is not in schedulers/flux.yaml"},
+       }) {
+    test::FakeRunner runner;
+    runner.answers.push_back({0, c.out, ""});
+    JobStatus status = query_status(flux, "f1", runner);
+    EXPECT_EQ(job_state_name(status.state), c.state) << c.out;
+    EXPECT_EQ(status.exit_code, c.exit_code) << c.out;
+    EXPECT_EQ(status.detail, c.detail) << c.out;
+  }
+  // A blank answer names no job; a failed one that says "unknown job id" is a job it does not know.
+  test::FakeRunner blank;
+  blank.answers.push_back({0, "\n", ""});
+  EXPECT_THROW(query_status(flux, "f1", blank), UserError);
+  test::FakeRunner gone;
+  gone.answers.push_back({1, "", "flux-jobs: ERROR: unknown job id f9\n"});
+  EXPECT_EQ(query_status(flux, "f9", gone).state, JobState::unknown);
+  test::FakeRunner failing;
+  failing.answers.push_back({1, "", "flux-jobs: ERROR: Unable to connect to Flux\n"});
+  EXPECT_THROW(query_status(flux, "f1", failing), UserError);
+}
 
 TEST(QueryStatus, CountsTheStartsOfARequeuedJob) {
   const StartsCase cases[] = {

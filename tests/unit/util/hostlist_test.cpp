@@ -4,7 +4,7 @@
 // Padding follows Slurm (checked against scontrol below): a range is printed as wide as its lower bound
 // is written. "[08-10]" → 08 09 10, "[8-10]" → 8 9 10, "[098-101]" → 098 099 100 101, "[1-003]" → 1 2 3
 // (the upper bound's width does not matter), "[00-2]" → 00 01 02.
-#include "ezpz/runtime/hostlist.hpp"
+#include "ezpz/util/hostlist.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,9 +18,9 @@
 #include <iterator>
 #include <random>
 
+#include "../cannot_run.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
-#include "../cannot_run.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -233,22 +233,23 @@ INSTANTIATE_TEST_SUITE_P(
                       ErrorCase{"a,\tb", "malformed host list: whitespace in a host list", 3},
                       ErrorCase{"n[1234567890123456789]", "malformed host list: number longer than 18 digits", 3, 19}));
 
-INSTANTIATE_TEST_SUITE_P(TooMany, HostlistErrors,
-                         ::testing::Values(
-                             // The name that crosses the limit is underlined.
-                             ErrorCase{"a,nid[1-10]", "host list expands to more than 5 names", 3, 9, {5}},
-                             ErrorCase{"a[1-3],b[1-3]", "host list expands to more than 5 names", 8, 6, {5}},
-                             ErrorCase{"x[0-9]y[0-9]z[0-9]", "host list expands to more than 999 names", 1, 18, {999}},
-                             ErrorCase{"ab[1-3],c", "host list expands to more than 8 bytes of names", 1, 7, {10, 8}},
-                             ErrorCase{"a,nid[1-10]", "host list expands to more than 20 bytes of names", 3, 9, {100, 20}},
-                             // The lists: a few bytes that name billions of hosts, counted, not expanded.
-                             ErrorCase{"nid[0-999999999999]", "host list expands to more than 1000000 names", 1, 19},
-                             ErrorCase{"n[0-99999999999]", "host list expands to more than 1000000 names", 1, 16},
-                             ErrorCase{"a[0-99999]b[0-99999]", "host list expands to more than 1000000 names", 1, 20},
-                             ErrorCase{"a[0-999999],b[0-999999]", "host list expands to more than 1000000 names", 13, 11},
-                             // 10^36 names: the product saturates instead of wrapping around.
-                             ErrorCase{"n[0-999999999999999999]m[0-999999999999999999]",
-                                       "host list expands to more than 1000000 names", 1, 46}));
+INSTANTIATE_TEST_SUITE_P(
+    TooMany, HostlistErrors,
+    ::testing::Values(
+        // The name that crosses the limit is underlined.
+        ErrorCase{"a,nid[1-10]", "host list expands to more than 5 names", 3, 9, {5}},
+        ErrorCase{"a[1-3],b[1-3]", "host list expands to more than 5 names", 8, 6, {5}},
+        ErrorCase{"x[0-9]y[0-9]z[0-9]", "host list expands to more than 999 names", 1, 18, {999}},
+        ErrorCase{"ab[1-3],c", "host list expands to more than 8 bytes of names", 1, 7, {10, 8}},
+        ErrorCase{"a,nid[1-10]", "host list expands to more than 20 bytes of names", 3, 9, {100, 20}},
+        // The lists: a few bytes that name billions of hosts, counted, not expanded.
+        ErrorCase{"nid[0-999999999999]", "host list expands to more than 1000000 names", 1, 19},
+        ErrorCase{"n[0-99999999999]", "host list expands to more than 1000000 names", 1, 16},
+        ErrorCase{"a[0-99999]b[0-99999]", "host list expands to more than 1000000 names", 1, 20},
+        ErrorCase{"a[0-999999],b[0-999999]", "host list expands to more than 1000000 names", 13, 11},
+        // 10^36 names: the product saturates instead of wrapping around.
+        ErrorCase{"n[0-999999999999999999]m[0-999999999999999999]", "host list expands to more than 1000000 names", 1,
+                  46}));
 
 TEST(HostlistErrors, ExactlyMaxHostsIsFine) {
   EXPECT_EQ(expand_hostlist("a[1-3],b[1-2]", "list", {5}).size(), 5u);
@@ -283,7 +284,8 @@ TEST(HostlistErrors, EarlierListsCountAgainstTheBound) {
 TEST(HostlistNumbers, WidthsAndLengthsStayInBounds) {
   EXPECT_EQ(joined(expand_hostlist("n[000000000000000098-000000000000000101]")),
             "n000000000000000098 n000000000000000099 n000000000000000100 n000000000000000101");
-  EXPECT_EQ(joined(expand_hostlist("n[999999999999999998-999999999999999999]")), "n999999999999999998 n999999999999999999");
+  EXPECT_EQ(joined(expand_hostlist("n[999999999999999998-999999999999999999]")),
+            "n999999999999999998 n999999999999999999");
   EXPECT_EQ(expand_error("n[0000000000000000009-10]").message, "malformed host list: number longer than 18 digits")
       << "19 digits, even as leading zeros";
   EXPECT_EQ(expand_error("n[000000000000000000000000000001]").message,
