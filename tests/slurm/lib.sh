@@ -42,11 +42,11 @@ job_field() {
 }
 # job_output JOB: the path of the job's standard output, as Slurm has it.
 job_output() { scontrol -o show job "$1" | grep -o 'StdOut=[^ ]*' | cut -d= -f2; }
-# wait_job_done JOB [SECONDS]: until Slurm says the job ended (90 s unless told).
+# wait_job_done JOB [SECONDS]: until ezpz says the job will not change any more (90 s unless told).
 wait_job_done() {
   local _
   for _ in $(seq $((${2:-90} * 2))); do
-    [[ $(job_field "$1" state) =~ ^(completed|failed|cancelled|timeout)$ ]] && return 0
+    [[ $(job_field "$1" done) == True ]] && return 0
     sleep 0.5
   done
   return 1

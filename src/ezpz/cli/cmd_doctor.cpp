@@ -77,7 +77,7 @@ nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, c
   Allocation allocation = current_allocation(inputs.env, {}, inputs.catalog->job_variables());
   if (allocation.hosts.empty()) {
     throw UserError("--all-nodes checks the nodes of an allocation, and nothing names them here",
-                    "run it inside a job (PBS_NODEFILE, SLURM_JOB_NODELIST)");
+                    "run it inside a job (" + host_variable_names(inputs.catalog->job_variables()) + ")");
   }
   if (inputs.system.empty()) throw UserError("--all-nodes needs a system profile", "name it with --system NAME");
   LaunchRequest request;

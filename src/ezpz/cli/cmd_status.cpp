@@ -7,6 +7,7 @@
 #include "ezpz/cli/job_commands.hpp"
 #include "ezpz/runtime/failover.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -40,6 +41,7 @@ int run_status(const StatusFlags& flags) {
       all.push_back({{"job_id", ref.job_id},
                      {"name", name},
                      {"state", job_state_name(status.state)},
+                     {"done", status.done()},
                      {"exit_code", status.exit_code ? nlohmann::json(*status.exit_code) : nlohmann::json()},
                      {"starts", status.starts ? nlohmann::json(*status.starts) : nlohmann::json()},
                      {"scheduler_state", status.scheduler_state},
@@ -48,12 +50,9 @@ int run_status(const StatusFlags& flags) {
                      {"failover", decisions}});
       continue;
     }
-    auto pad = [](std::string text, size_t width) {
-      return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
-    };
     std::string starts = status.starts ? std::to_string(*status.starts) : "-";
-    std::cout << pad(ref.job_id, 26) << pad(name, 21) << pad(job_state_name(status.state), 12) << pad(exit, 6)
-              << pad(starts, 8) << (ref.record ? ref.record->submitted_at : "")
+    std::cout << column(ref.job_id, 26) << column(name, 21) << column(job_state_name(status.state), 12)
+              << column(exit, 6) << column(starts, 8) << (ref.record ? ref.record->submitted_at : "")
               << (status.detail.empty() ? "" : "  (" + status.detail + ")") << "\n";
     for (const auto& json : decisions) {
       FailoverDecision decision = FailoverDecision::from_json(json);
@@ -72,8 +71,8 @@ int run_status(const StatusFlags& flags) {
 
 void add_status_command(CLI::App& app, CommandAction& action) {
   auto flags = std::make_shared<StatusFlags>();
-  CLI::App* command =
-      app.add_subcommand("status", "Show the state of jobs: queued, held, running, completed, failed, cancelled");
+  CLI::App* command = app.add_subcommand(
+      "status", "Show the state of jobs: " + join(shown_job_state_names(), ", ") + " (docs/jobs.md)");
   command->add_option("jobs", flags->ids, "job ids (default: every job in the records directory)");
   command->add_option("--system", flags->system,
                       "system of jobs without a record (default: $EZPZ_SYSTEM, else detected)");

@@ -12,20 +12,16 @@
 namespace ezpz::core {
 namespace {
 
-std::string pad(const std::string& text, size_t width) {
-  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
-}
-
 int list_systems() {
   Environment env = Environment::from_process();
-  std::cout << pad("NAME", 12) << pad("SCHEDULER", 11) << pad("DEVICES", 10) << "DESCRIPTION\n";
+  std::cout << column("NAME", 12) << column("SCHEDULER", 11) << column("DEVICES", 10) << "DESCRIPTION\n";
   int status = k_exit_ok;
   for (const auto& name : env.catalog.system_names()) {
     const SystemProfile* loaded = nullptr;
     try {
       loaded = &env.catalog.system(name);
     } catch (const UserError& error) {
-      std::cout << pad(name, 12) << "broken: " << error.diagnostics().front().loc.describe() << ": "
+      std::cout << column(name, 12) << "broken: " << error.diagnostics().front().loc.describe() << ": "
                 << error.diagnostics().front().message << " (see 'ezpz systems show " << name << "')\n";
       status = k_exit_user_error;
       continue;
@@ -35,8 +31,8 @@ int list_systems() {
     std::string device_text =
         devices.kind == DeviceKind::cpu ? "cpu" : std::to_string(devices.count) + "x" + device_kind_name(devices.kind);
     std::string where = profile.path.rfind("systems/", 0) == 0 ? "" : "  [" + profile.path + "]";
-    std::cout << pad(name, 12) << pad(profile.scheduler, 11) << pad(device_text, 10) << profile.description << where
-              << "\n";
+    std::cout << column(name, 12) << column(profile.scheduler, 11) << column(device_text, 10) << profile.description
+              << where << "\n";
   }
   return status;
 }
@@ -103,7 +99,7 @@ int show_system(const std::string& name) {
         walltime += " (<=" + std::to_string(step.max_nodes) + " nodes: " + format_walltime(step.max_walltime) + ")";
       }
       if (queue.min_walltime) walltime += " (min " + format_walltime(*queue.min_walltime) + ")";
-      std::cout << "  " << pad(queue.name, 15) << pad("nodes " + nodes, 18) << "walltime " << walltime
+      std::cout << "  " << column(queue.name, 15) << column("nodes " + nodes, 18) << "walltime " << walltime
                 << (queue.description.empty() ? "" : "  " + queue.description) << "\n";
       if (queue.by_request) std::cout << "    by request only\n";
       if (!queue.ranks_per_node.empty())

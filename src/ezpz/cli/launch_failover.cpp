@@ -119,8 +119,9 @@ int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launc
   }
   Allocation allocation = current_allocation(process_env(), launch.hostfile, env.catalog.job_variables());
   if (allocation.hosts.empty()) {
-    throw UserError("spare nodes need the allocation's hosts, and nothing names them here",
-                    "run inside the job (PBS_NODEFILE or SLURM_JOB_NODELIST), or pass --hostfile");
+    throw UserError(
+        "spare nodes need the allocation's hosts, and nothing names them here",
+        "run inside the job (" + host_variable_names(env.catalog.job_variables()) + "), or pass --hostfile");
   }
   const SystemProfile& profile = env.catalog.system(launch.system);
   const Scheduler& scheduler = env.catalog.scheduler(profile.scheduler);

@@ -110,8 +110,10 @@ std::vector<Finding> check_allocation(const DoctorInputs& inputs) {
   }
   size_t hosts = allocation.hosts.size();
   if (hosts == 0) {
-    return {error_finding(name, "job " + job.job_id + " names no hosts (no PBS_NODEFILE or SLURM_JOB_NODELIST)",
-                          "run the check inside the job's batch script or an interactive job")};
+    return {error_finding(
+        name,
+        "job " + job.job_id + " names no hosts (none of " + host_variable_names(inputs.catalog->job_variables()) + ")",
+        "run the check inside the job's batch script or an interactive job")};
   }
   std::string text = std::to_string(hosts) + " node(s) from " + allocation.hosts_from;
   if (!inputs.job) return {ok_finding(name, text)};

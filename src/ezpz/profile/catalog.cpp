@@ -25,6 +25,10 @@ std::string read_file(const std::filesystem::path& path) {
   return read_regular_file(path.string(), "profile '" + path.string() + "'", k_max_spec_bytes);
 }
 
+std::string template_path(const std::string& name) {
+  return "templates/" + name + ".sh.mustache";
+}
+
 // The `<name>.yaml` files of `dir`, sorted; none when it is not a directory.
 std::vector<std::filesystem::path> yaml_files(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
@@ -162,12 +166,18 @@ const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& wh
   Diagnostics diagnostics;
   Node root = file->second.parse();
   auto scheduler = std::make_unique<Scheduler>(read_scheduler(root, name, diagnostics));
+  if (find_embedded(template_path(scheduler->template_name)) == nullptr) {
+    const Node* key = root.find("template");
+    diagnostics.error(key ? key->loc : root.loc,
+                      "no template '" + template_path(scheduler->template_name) + "' is built in",
+                      "the built-in templates: batch (with directive lines), none");
+  }
   diagnostics.throw_if_any();
   return *m_schedulers.emplace(name, std::move(scheduler)).first->second;
 }
 
 std::string Catalog::template_text(const std::string& name) const {
-  std::string path = "templates/" + name + ".sh.mustache";
+  std::string path = template_path(name);
   const EmbeddedFile* file = find_embedded(path);
   if (file == nullptr) throw UserError("no template '" + path + "' is built in");
   return std::string(file->text);

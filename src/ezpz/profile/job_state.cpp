@@ -47,6 +47,14 @@ std::optional<JobState> parse_job_state(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<std::string> shown_job_state_names() {
+  std::vector<std::string> names;
+  for (const auto& info : k_job_states) {
+    if (info.state != JobState::ended) names.emplace_back(info.name);
+  }
+  return names;
+}
+
 std::vector<std::string> job_state_names() {
   std::vector<std::string> names;
   for (const auto& info : k_job_states) names.emplace_back(info.name);

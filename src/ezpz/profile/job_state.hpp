@@ -42,5 +42,7 @@ std::optional<JobState> parse_job_state(std::string_view name);
 
 // Every state's name, in the order a job passes through them.
 std::vector<std::string> job_state_names();
+// The names of the states a job is shown in: all but "ended".
+std::vector<std::string> shown_job_state_names();
 
 }  // namespace ezpz::core

@@ -9,6 +9,7 @@
 
 #include "ezpz/profile/job_state.hpp"
 #include "ezpz/profile/output_formats.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -67,7 +68,16 @@ struct Reader {
   }
   // Patterns are compiled where they are used (detection, job ids), not on every load: compiling a
   // std::regex costs more than rendering a script. tests/unit/profile checks every shipped pattern.
-  void regex(const Node& node, std::string_view what, std::string& target) { text(target, node, what); }
+  // A regular expression, checked here: a bad one is an error at its place, not at its first use.
+  void regex(const Node& node, std::string_view what, std::string& target) {
+    std::string pattern;
+    text(pattern, node, what);
+    if (std::string problem = regex_problem(pattern); !problem.empty()) {
+      d.error(node.loc, "'" + std::string(what) + "' is not a regular expression: " + problem);
+      return;
+    }
+    target = pattern;
+  }
   // A map of names to scalars; null values are kept as "remove" markers.
   void templates(NamedTemplates& target, const Node& node, std::string_view what) {
     if (!expect_map(node, what, d)) return;

@@ -30,8 +30,19 @@ std::string Scheduler::job_variable(std::string_view key) const {
   return found == job_env.end() || found->second.empty() ? std::string() : found->second.front();
 }
 
+std::string Scheduler::job_variable(std::string_view key, const EnvLookup& env) const {
+  auto found = job_env.find(std::string(key));
+  if (found != job_env.end()) {
+    for (const auto& variable : found->second) {
+      if (auto value = env(variable); value && !value->empty()) return variable;
+    }
+  }
+  return job_variable(key);
+}
+
 const std::vector<std::string>& job_env_keys() {
-  static const std::vector<std::string> keys = {"job_id", "nodefile", "nodelist", "restart_count", "submit_dir"};
+  static const std::vector<std::string> keys = {"end_time", "job_id",        "nodefile",
+                                                "nodelist", "restart_count", "submit_dir"};
   return keys;
 }
 
@@ -46,6 +57,7 @@ JobVariables job_variables(const std::vector<const Scheduler*>& schedulers) {
     add("nodefile", [&](const std::string& v) { variables.hosts.push_back({v, true}); });
     add("nodelist", [&](const std::string& v) { variables.hosts.push_back({v, false}); });
     add("job_id", [&](const std::string& v) { variables.job_ids.push_back(v); });
+    add("end_time", [&](const std::string& v) { variables.end_times.push_back(v); });
   }
   return variables;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ezpz/profile/job_state.hpp"
+#include "ezpz/util/env_lookup.hpp"
 #include "ezpz/util/source.hpp"
 
 namespace ezpz::core {
@@ -54,7 +55,7 @@ struct Scheduler {
   std::map<std::string, std::string> mail_events;  // begin/end/fail → scheduler letters or words
   std::string mail_events_separator;
   std::string workdir_variable;  // where the job must `cd` first (PBS starts in $HOME); "" = already there
-  // What the scheduler tells its jobs, by key (job_id, nodefile, nodelist, submit_dir, restart_count): the
+  // What the scheduler tells its jobs, by key (job_id, nodefile, nodelist, end_time, submit_dir, restart_count): the
   // variables that may hold it, the first one set wins (Slurm: SLURM_STEP_NODELIST, then SLURM_JOB_NODELIST).
   std::map<std::string, std::vector<std::string>> job_env;
   std::vector<std::string> submit;
@@ -86,6 +87,8 @@ struct Scheduler {
   bool has_directive(std::string_view name) const;
   // The first variable job_env names for `key` ("" when none): the one ezpz's scripts read.
   std::string job_variable(std::string_view key) const;
+  // The first variable of job_env's `key` that `env` sets, else job_variable(key).
+  std::string job_variable(std::string_view key, const EnvLookup& env) const;
   // Whether it ends a job at its walltime (it has a walltime directive); 'none' does not.
   bool ends_at_walltime() const { return has_directive("walltime"); }
 };
@@ -97,8 +100,9 @@ struct JobVariables {
     std::string variable;
     bool is_file;  // a node file (one host per line, PBS), else a host list (Slurm: "nid[1-4]")
   };
-  std::vector<Hosts> hosts;          // job_env.nodefile and job_env.nodelist
-  std::vector<std::string> job_ids;  // job_env.job_id
+  std::vector<Hosts> hosts;            // job_env.nodefile and job_env.nodelist
+  std::vector<std::string> job_ids;    // job_env.job_id
+  std::vector<std::string> end_times;  // job_env.end_time: when the allocation ends (Unix seconds)
 };
 JobVariables job_variables(const std::vector<const Scheduler*>& schedulers);
 

@@ -8,6 +8,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/limits.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -30,6 +31,12 @@ std::vector<std::string> read_hostfile(const std::string& path, const std::strin
 }
 
 }  // namespace
+
+std::string host_variable_names(const JobVariables& variables) {
+  std::vector<std::string> names;
+  for (const auto& source : variables.hosts) names.push_back(source.variable);
+  return join(names, ", ");
+}
 
 std::string current_job_id(const EnvLookup& env, const JobVariables& variables) {
   for (const auto& variable : variables.job_ids) {

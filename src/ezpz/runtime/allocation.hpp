@@ -24,6 +24,9 @@ struct Allocation {
 Allocation current_allocation(const EnvLookup& env, const std::string& hostfile = {},
                               const JobVariables& variables = Catalog::builtin_job_variables());
 
+// The variables that name an allocation's hosts, for messages: "PBS_NODEFILE, SLURM_STEP_NODELIST, …".
+std::string host_variable_names(const JobVariables& variables = Catalog::builtin_job_variables());
+
 // The job id alone ("" outside a job): reads no host file.
 std::string current_job_id(const EnvLookup& env, const JobVariables& variables = Catalog::builtin_job_variables());
 

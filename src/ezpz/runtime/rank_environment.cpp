@@ -105,8 +105,8 @@ Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, lo
     r.addr_origin = "all ranks on this node";
     r.notes.push_back("MASTER_ADDR 127.0.0.1: all ranks are on this node");
   } else {
-    throw UserError("this job spans " + std::to_string(nodes) +
-                        " nodes but neither MASTER_ADDR nor a host list (PBS_NODEFILE, SLURM_JOB_NODELIST) is set",
+    throw UserError("this job spans " + std::to_string(nodes) + " nodes but neither MASTER_ADDR nor a host list (" +
+                        host_variable_names(variables) + ") is set",
                     "ezpz will not guess localhost for a multi-node job (ranks would hang); export MASTER_ADDR");
   }
   if (auto port = env("MASTER_PORT"); port && !port->empty()) {

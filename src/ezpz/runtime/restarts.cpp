@@ -6,7 +6,7 @@
 namespace ezpz::core {
 
 Restarts job_restarts(const Scheduler& scheduler, const EnvLookup& env, ProcessRunner& runner) {
-  if (std::string name = scheduler.job_variable("restart_count"); !name.empty()) {
+  if (std::string name = scheduler.job_variable("restart_count", env); !name.empty()) {
     auto value = env(name);
     // Slurm sets it only once the job has been requeued: unset is 0.
     if (!value || value->empty()) return {0, name + " (unset)"};
@@ -15,7 +15,7 @@ Restarts job_restarts(const Scheduler& scheduler, const EnvLookup& env, ProcessR
     }
     return {std::nullopt, name + "='" + *value + "' is not a count"};
   }
-  std::string id_name = scheduler.job_variable("job_id");
+  std::string id_name = scheduler.job_variable("job_id", env);
   auto job_id = id_name.empty() ? std::nullopt : env(id_name);
   if (!job_id || job_id->empty()) return {std::nullopt, "no job id (" + (id_name.empty() ? "none" : id_name) + ")"};
   try {

@@ -32,8 +32,11 @@ double retry_delay(const RetryPolicy& policy, long attempt) {
   return std::min(delay, policy.max_delay);
 }
 
-std::optional<long> allocation_end(const EnvLookup& env) {
-  for (const char* name : {"EZPZ_JOB_END_TIME", "SLURM_JOB_END_TIME"}) {
+std::optional<long> allocation_end(const EnvLookup& env, const JobVariables& variables) {
+  // EZPZ_JOB_END_TIME first: ezpz's scripts set it from the walltime they asked for.
+  std::vector<std::string> names = {"EZPZ_JOB_END_TIME"};
+  names.insert(names.end(), variables.end_times.begin(), variables.end_times.end());
+  for (const auto& name : names) {
     auto text = env(name);
     if (!text || text->empty() || text->size() > 18) continue;
     if (!std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; })) continue;

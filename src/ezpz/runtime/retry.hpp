@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "ezpz/profile/catalog.hpp"
 #include "ezpz/util/env_lookup.hpp"
 
 namespace ezpz::core {
@@ -21,9 +22,11 @@ struct RetryPolicy {
 double retry_delay(const RetryPolicy& policy, long attempt);
 
 // When the allocation ends, in seconds since the epoch: EZPZ_JOB_END_TIME (set by ezpz's rendered
-// scripts from the walltime they asked for and their start), else SLURM_JOB_END_TIME (newer Slurm
-// sets it). nullopt when neither is set; a value that is not a whole positive number is ignored.
-std::optional<long> allocation_end(const EnvLookup& env);
+// scripts from the walltime they asked for and their start), else a scheduler's job_env.end_time
+// (Slurm: SLURM_JOB_END_TIME). nullopt when none is set; a value that is not a whole positive number is
+// ignored.
+std::optional<long> allocation_end(const EnvLookup& env,
+                                   const JobVariables& variables = Catalog::builtin_job_variables());
 
 // Why an attempt that starts after `delay` seconds cannot finish: the last attempt took `last_seconds`,
 // and from `now` (seconds since the epoch) the allocation ends at `end`. "" when it can, or when the

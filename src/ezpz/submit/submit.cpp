@@ -100,6 +100,10 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
       options, job.hash, {{"job.sh", script.text, true}, {"job.json", resolved_json(job, true).dump(2) + "\n"}});
   std::string script_path = (fs::path(pending) / "job.sh").string();
   std::vector<std::string> argv = scheduler.submit;
+  if (options.hold && scheduler.submit_hold.empty()) {
+    throw UserError("scheduler '" + scheduler.name + "' cannot hold a job: its file has no submit_hold",
+                    "submit without --hold, or add submit_hold to schedulers/" + scheduler.name + ".yaml");
+  }
   if (options.hold) argv.insert(argv.end(), scheduler.submit_hold.begin(), scheduler.submit_hold.end());
   argv.push_back(fs::absolute(script_path).string());
 

@@ -59,6 +59,12 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
   return text;
 }
 
+std::string column(std::string_view text, size_t width) {
+  std::string out(text);
+  out.append(text.size() >= width ? 1 : width - text.size(), ' ');
+  return out;
+}
+
 std::string to_upper(std::string_view text) {
   std::string out(text);
   for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -21,6 +21,9 @@ inline bool starts_with(std::string_view text, std::string_view prefix) {
 inline bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
+// `text` as a column of a plain-text table: padded with blanks to `width`, or followed by one blank when
+// it is as long or longer, so that columns never run together.
+std::string column(std::string_view text, size_t width);
 std::string to_upper(std::string_view text);
 // `text` with every `from` (not empty) replaced by `to`.
 std::string replace_all(std::string text, std::string_view from, std::string_view to);

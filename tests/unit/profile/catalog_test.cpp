@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "../test_support.hpp"
+#include "ezpz/util/regex.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -176,7 +177,8 @@ TEST(Catalog, BrokenSchedulerFileReportsEveryProblem) {
   fs::create_directories(dir / "schedulers");
   write(dir / "schedulers" / "odd.yaml",
         "template: batch\njob_env: {job_idd: X, nodelist: [OK, \"A-B\"]}\nstatus: [q, \"{job_id}\"]\n"
-        "status_columns: [state, exitcode]\nstatus_fallback_format: xml\n");
+        "status_columns: [state, exitcode]\nstatus_fallback_format: xml\njob_id_pattern: \"^([0-9]+\"\n");
+  write(dir / "schedulers" / "notemplate.yaml", "template: pbs\n");
   Catalog catalog({dir.string()});
   try {
     catalog.scheduler("odd");
@@ -188,14 +190,24 @@ TEST(Catalog, BrokenSchedulerFileReportsEveryProblem) {
     EXPECT_EQ(
         messages,
         (std::vector<std::string>{
-            file + ":2:11: unknown key 'job_idd' in 'job_env'; expected one of 'job_id', 'nodefile', "
-                   "'nodelist', 'restart_count' or 'submit_dir'",
+            file + ":2:11: unknown key 'job_idd' in 'job_env'; expected one of 'end_time', 'job_id', "
+                   "'nodefile', 'nodelist', 'restart_count' or 'submit_dir'",
             file + ":2:38: 'job_env.nodelist' holds 'A-B', which is not a variable name",
             file + ":4:17: 'status_columns' holds 'exitcode'; expected one of 'state', 'exit_code', 'reason' or '-'",
             file + ":5:25: 'status_fallback_format' expects one of 'columns', 'pbs-json', 'slurm-sacct' or "
                    "'slurm-scontrol', found 'xml'",
+            file + ":6:17: 'job_id_pattern' is not a regular expression: " + regex_problem("^([0-9]+"),
             file + ":3:9: 'status' needs 'status_format'",
         }));
+  }
+  // The template a scheduler names must be built in: a wrong name is an error at load, not at render.
+  try {
+    catalog.scheduler("notemplate");
+    FAIL();
+  } catch (const UserError& error) {
+    EXPECT_EQ(error.diagnostics().at(0).loc.describe() + ": " + error.diagnostics().at(0).message,
+              (dir / "schedulers" / "notemplate.yaml").string() +
+                  ":1:11: no template 'templates/pbs.sh.mustache' is built in");
   }
   fs::remove_all(dir);
 }
