@@ -55,6 +55,18 @@ env -i PATH="$PATH" PALS_RANKID=2 PMI_RANK=1 PMI_SIZE=4 "$ezpz" exec --system au
 check "contradicting launcher variables are named" grep -q "PALS_RANKID=2 but PMI_RANK=1" "$workdir/err"
 env -i PATH="$PATH" "$ezpz" exec --system local -- no-such-program-ezpz 2>/dev/null
 check "a missing program exits 127 like a shell" test $? -eq 127
+# ezpz launch without its system's launcher on PATH: 127 like a shell, whether it replaces itself with
+# the launcher or watches it (--timeout); it was 1 on the first path.
+echo localhost >"$workdir/hosts"
+env -i PATH=/nonexistent HOME="$workdir" "$ezpz" launch --system polaris --hostfile "$workdir/hosts" -n 1 -- true \
+  2>"$workdir/err"
+code=$?
+check "a missing launcher exits 127 (got $code)" test "$code" -eq 127
+check "and names it with a hint" grep -q "cannot run 'mpiexec'.*" "$workdir/err"
+env -i PATH=/nonexistent HOME="$workdir" "$ezpz" launch --system polaris --hostfile "$workdir/hosts" --timeout 10m \
+  -n 1 -- true 2>/dev/null
+code=$?
+check "a missing launcher that ezpz watches exits 127 too (got $code)" test "$code" -eq 127
 check "exec keeps the PID (signals and exit codes pass straight through)" \
   bash -c "'$ezpz' exec --system local -- sh -c 'exit 42'; test \$? -eq 42"
 finish

@@ -14,6 +14,7 @@
 #include "ezpz/runtime/restarts.hpp"
 #include "ezpz/runtime/retry.hpp"
 #include "ezpz/submit/process.hpp"
+#include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/signals.hpp"
@@ -198,13 +199,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   }
 
   for (const auto& [name, value] : plan.env) setenv(name.c_str(), value.c_str(), 1);
-  std::vector<char*> argv;
-  for (auto& word : plan.argv) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  int error = errno;
-  throw UserError("cannot run '" + plan.argv[0] + "': " + std::strerror(error),
-                  error == ENOENT ? "is the system's launcher on PATH (module loaded)?" : "");
+  return exec_program(plan.argv, "is the system's launcher on PATH (module loaded)?");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
+#include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/yeet/options.hpp"
 

@@ -48,15 +48,4 @@ int exec_rank(const Environment& env, const std::string& system, const std::vect
   return run_rank(program, rank_env.run);
 }
 
-int exec_program(const std::vector<std::string>& program) {
-  std::vector<char*> argv;
-  std::vector<std::string> words = program;
-  for (auto& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  int error = errno;
-  std::cerr << "ezpz: error: cannot run '" << program[0] << "': " << std::strerror(error) << "\n";
-  return error == ENOENT ? 127 : 126;
-}
-
 }  // namespace ezpz::core

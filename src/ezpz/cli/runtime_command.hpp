@@ -19,9 +19,6 @@ std::string runtime_system(const Environment& env, const std::string& flag);
 int exec_rank(const Environment& env, const std::string& system, const std::vector<std::string>& program,
               bool print_only);
 
-// Replaces the process with `program` (PATH lookup); returns 127/126 as shells do when it cannot.
-int exec_program(const std::vector<std::string>& program);
-
 // A program installed beside the ezpz binary (ezpz-torch-test, ezpz-yeet-mpi), or the one the
 // environment variable `variable` names. Throws UserError with `hint` (how to get it) when missing.
 std::string companion_program(const Environment& env, const std::string& name, const char* variable,

@@ -25,6 +25,7 @@
 #include "ezpz/runtime/line_forwarder.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/text.hpp"
@@ -55,7 +56,7 @@ int free_port() {
 }
 
 int exit_code(int status) {
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return wait_status_exit_code(status);
 }
 
 // Source numbers of the LineForwarder: rank r's stdout is 2r, its stderr 2r + 1.
@@ -176,9 +177,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
     const SupervisedProcess& child = children[static_cast<std::size_t>(rank)];
     const std::array<int, 4>& ends = pipes[static_cast<std::size_t>(rank)];
     std::vector<std::string> words = child.argv;
-    std::vector<char*> argv;
-    for (auto& word : words) argv.push_back(word.data());
-    argv.push_back(nullptr);
+    std::vector<char*> argv = exec_argv(words);  // before fork: the child only execs or exits
     pid_t pid = fork();
     if (pid < 0) throw UserError(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
@@ -195,8 +194,8 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       // late output for the user, and silence that the idle-output watchdog would take for a hang.
       setenv("PYTHONUNBUFFERED", "1", 0);
       execvp(argv[0], argv.data());
-      std::cerr << "ezpz launch: cannot run " << child.argv[0] << ": " << std::strerror(errno) << "\n";
-      _exit(errno == ENOENT ? 127 : 126);
+      int error = errno;  // before the message, which may set it
+      _exit(report_start_failure(child.argv[0], error));
     }
     setpgid(pid, pid);
     ranks[pid] = rank;

@@ -22,6 +22,8 @@
 #include "ezpz/runtime/line_forwarder.hpp"
 #include "ezpz/runtime/rank_output.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/exec.hpp"
+#include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -59,16 +61,11 @@ constexpr int k_exit_stopped = 1;
 // only the process it started.
 const int k_forwarded_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
 
-int start_error(const std::string& program, int error) {
-  std::cerr << "ezpz: error: cannot run '" << program << "': " << std::strerror(error) << "\n";
-  return error == ENOENT ? 127 : 126;
-}
-
-std::vector<char*> argv_of(std::vector<std::string>& words) {
-  std::vector<char*> argv;
-  for (auto& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  return argv;
+// The program could not be started because ezpz exec could not set it up (signalfd, pipe, fork):
+// a system error, not the program's.
+int setup_error(const std::string& what, int error) {
+  std::cerr << "ezpz exec: error: " << what << " failed: " << std::strerror(error) << "\n";
+  return k_exit_system_error;
 }
 
 // One line of MPICH's simple PMI-1 wire protocol: send `command`, read the reply line. nullopt when the
@@ -170,7 +167,7 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
   sigprocmask(SIG_BLOCK, &watched, nullptr);
   if (stop_signal_pending()) return k_exit_stopped;  // stopped before the program started
   int signal_fd = signalfd(-1, &watched, SFD_CLOEXEC);
-  if (signal_fd < 0) return start_error(program[0], errno);
+  if (signal_fd < 0) return setup_error("signalfd", errno);
 
   std::optional<CapturedOutput> captured;
   std::array<int, 4> pipes{-1, -1, -1, -1};  // stdout read, write; stderr read, write
@@ -181,18 +178,18 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
       std::cerr << "ezpz exec: error: " << problem.what() << "\n";
       return 1;
     }
-    if (pipe2(&pipes[0], O_CLOEXEC) != 0 || pipe2(&pipes[2], O_CLOEXEC) != 0) return start_error(program[0], errno);
+    if (pipe2(&pipes[0], O_CLOEXEC) != 0 || pipe2(&pipes[2], O_CLOEXEC) != 0) return setup_error("pipe2", errno);
     for (int end : {pipes[0], pipes[2]}) fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK);
     captured->read_ends = {pipes[0], pipes[2]};
   }
 
   std::vector<std::string> words = program;
-  auto argv = argv_of(words);  // before fork: the child only execs or exits
+  auto argv = exec_argv(words);  // before fork: the child only execs or exits
   int exec_error[2];
-  if (pipe2(exec_error, O_CLOEXEC) != 0) return start_error(program[0], errno);
+  if (pipe2(exec_error, O_CLOEXEC) != 0) return setup_error("pipe2", errno);
   pid_t parent = getpid();
   pid_t child = fork();
-  if (child < 0) return start_error(program[0], errno);
+  if (child < 0) return setup_error("fork", errno);
   if (child == 0) {
     close(exec_error[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -262,12 +259,12 @@ int supervise(const std::vector<std::string>& program, const RankRunPlan& plan) 
   }
   close(signal_fd);
   if (captured) captured->finish();  // the program's last lines, before its end is reported
-  if (exec_failed) status = W_EXITCODE(start_error(program[0], error), 0);
+  if (exec_failed) status = W_EXITCODE(report_start_failure(program[0], error), 0);
   // Slurm's step tracking may signal the program before ezpz exec, and its SIGCHLD may come first.
   if (stopped || stop_signal_pending() || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)) return k_exit_stopped;
   if (pmi_fd >= 0) {
     bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    int code = wait_status_exit_code(status);
     if (succeeded) {
       // A program that is itself an MPI program has finalized already and Hydra closed the socket.
       pmi_exchange(pmi_fd, "cmd=finalize\n");
@@ -323,10 +320,7 @@ RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env) {
 int run_rank(const std::vector<std::string>& program, const RankRunPlan& plan) {
   if (plan.run == RankRun::supervise) return supervise(program, plan);
   sigprocmask(SIG_SETMASK, &start_mask(), nullptr);  // a SIGTERM held back until now ends the rank here
-  std::vector<std::string> words = program;
-  auto argv = argv_of(words);
-  execvp(argv[0], argv.data());
-  return start_error(program[0], errno);
+  return exec_program(program);
 }
 
 }  // namespace ezpz::core

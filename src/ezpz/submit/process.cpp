@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/exec.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -117,7 +118,7 @@ ProcessResult SystemProcessRunner::run(const std::vector<std::string>& argv, con
     } else {
       child.wait(state);
       int status = child.native_exit_code();
-      result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      result.exit_code = wait_status_exit_code(status);
     }
     result.out = out.take();
     result.err = err.take();
