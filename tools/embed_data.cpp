@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ezpz/util/node_codec.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace {
 
@@ -40,9 +41,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::string relative = path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
+    std::string relative(ezpz::core::strip_prefix(path, root).value_or(path));
     std::string tree;
-    if (relative.size() > 5 && relative.compare(relative.size() - 5, 5, ".yaml") == 0) {
+    if (relative.size() > 5 && ezpz::core::ends_with(relative, ".yaml")) {
       try {
         tree = ezpz::core::encode_node(ezpz::core::parse_yaml(ezpz::core::make_source(relative, text)));
       } catch (const ezpz::core::UserError& error) {

@@ -54,7 +54,7 @@ check "the scheduler check asked the real slurmctld ($(report '[f["finding"] for
   test "$(report '[f["status"] for f in r["findings"] if f["check"] == "scheduler"]')" = "['ok']"
 check "the site checks are not repeated per node" test "$(report 'sorted(f["check"] for f in r["findings"])')" = "['allocation', 'scheduler', 'system']"
 check "the text report says what differs ($(tail -n 4 "$workdir/report.txt"))" \
-  bash -c "grep -q 'what differs between them' '$workdir/report.txt' && grep -q 'warn devices on n2: sees 1 x cuda' '$workdir/report.txt'"
+  bash -c "grep -q 'what differs between them' '$workdir/report.txt' && grep -q 'warn  devices on n2: sees 1 x cuda' '$workdir/report.txt'"
 shared() { "$python" -c "import json, sys; r = json.load(open('$workdir/shared.json')); print(eval(sys.argv[1]))" "$1" 2>/dev/null; }
 check "an error on every node makes exit 1" grep -qx "doctor shared exit 1" "$workdir/job.out"
 check "an error on every node is reported once for all nodes ($(head -c 300 "$workdir/shared.json"))" \

@@ -56,12 +56,7 @@ int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std
       std::cout << extra["nodes"].size() << " node(s) answered; "
                 << (extra["differences"].empty() ? "every node check is ok on every node\n"
                                                  : "what differs between them, or is wrong on all:\n");
-      for (const auto& json : extra["differences"]) {
-        Finding finding = Finding::from_json(json);
-        std::cout << "  " << check_status_name(finding.status) << " " << finding.check << ": " << finding.finding
-                  << "\n";
-        if (!finding.remedy.empty()) std::cout << "        -> " << finding.remedy << "\n";
-      }
+      for (const auto& json : extra["differences"]) std::cout << finding_lines(Finding::from_json(json));
     }
   }
   FindingCounts counts = count_findings(findings);

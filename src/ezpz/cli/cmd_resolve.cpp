@@ -5,6 +5,7 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_options.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -12,9 +13,9 @@ namespace {
 std::string value_text(const nlohmann::json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_array()) {
-    std::string text;
-    for (const auto& item : value) text += (text.empty() ? "" : " ") + value_text(item);
-    return "[" + text + "]";
+    std::vector<std::string> items;
+    for (const auto& item : value) items.push_back(value_text(item));
+    return "[" + join(items, " ") + "]";
   }
   return value.dump();
 }

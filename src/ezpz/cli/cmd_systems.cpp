@@ -30,7 +30,7 @@ int list_systems() {
     const Devices& devices = profile.node.devices;
     std::string device_text =
         devices.kind == DeviceKind::cpu ? "cpu" : std::to_string(devices.count) + "x" + device_kind_name(devices.kind);
-    std::string where = profile.path.rfind("systems/", 0) == 0 ? "" : "  [" + profile.path + "]";
+    std::string where = starts_with(profile.path, "systems/") ? "" : "  [" + profile.path + "]";
     std::cout << column(name, 12) << column(profile.scheduler, 11) << column(device_text, 10) << profile.description
               << where << "\n";
   }

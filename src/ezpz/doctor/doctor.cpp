@@ -90,11 +90,7 @@ nlohmann::json doctor_json(const DoctorInputs& inputs, const std::vector<Finding
 std::string doctor_text(const DoctorInputs& inputs, const std::vector<Finding>& findings) {
   std::ostringstream out;
   out << "ezpz doctor on " << inputs.node << (inputs.system.empty() ? "" : " (system " + inputs.system + ")") << "\n";
-  for (const auto& finding : findings) {
-    std::string status = check_status_name(finding.status);
-    out << "  " << status << std::string(6 - status.size(), ' ') << finding.check << ": " << finding.finding << "\n";
-    if (!finding.remedy.empty()) out << "        -> " << finding.remedy << "\n";
-  }
+  for (const auto& finding : findings) out << finding_lines(finding);
   FindingCounts counts = count_findings(findings);
   out << counts.ok << " ok, " << counts.warn << " warning(s), " << counts.error << " error(s)\n";
   return out.str();

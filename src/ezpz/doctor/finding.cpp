@@ -2,6 +2,7 @@
 #include "ezpz/doctor/finding.hpp"
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -20,6 +21,13 @@ const char* check_status_name(CheckStatus status) {
     if (entry.status == status) return entry.name;
   }
   return "error";
+}
+
+std::string finding_lines(const Finding& finding) {
+  std::string text =
+      "  " + column(check_status_name(finding.status), 6) + finding.check + ": " + finding.finding + "\n";
+  if (!finding.remedy.empty()) text += "        -> " + finding.remedy + "\n";
+  return text;
 }
 
 std::optional<CheckStatus> parse_check_status(const std::string& name) {

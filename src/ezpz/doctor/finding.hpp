@@ -25,6 +25,10 @@ struct Finding {
   static Finding from_json(const nlohmann::json& json);
 };
 
+// The finding as `ezpz doctor` prints it: "  warn  devices: sees 1 x cuda\n", then "        -> REMEDY\n"
+// when it has one.
+std::string finding_lines(const Finding& finding);
+
 // Findings of each status, and the exit code they make: non-zero only when one is an error.
 struct FindingCounts {
   int ok = 0;

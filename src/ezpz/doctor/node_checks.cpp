@@ -10,6 +10,7 @@
 #include "ezpz/doctor/checks.hpp"
 #include "ezpz/runtime/device.hpp"
 #include "ezpz/util/devices.hpp"
+#include "ezpz/util/file.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/variable_refs.hpp"
 
@@ -120,7 +121,7 @@ std::vector<Finding> check_node_local(const DoctorInputs& inputs) {
   uintmax_t needed = 0;
   if (inputs.job && inputs.job->spec.stage) {
     for (const auto& entry : inputs.job->spec.stage->value) {
-      if (starts_with(expand_variable_refs(entry.dest, lookup), dir))
+      if (path_is_under(expand_variable_refs(entry.dest, lookup), dir))
         needed += size_of(expand_variable_refs(entry.src, lookup));
     }
   }

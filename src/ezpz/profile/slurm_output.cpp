@@ -101,8 +101,8 @@ NodeStates slurm_scontrol_nodes(const std::string& out) {
     std::istringstream words(line);
     std::string word;
     while (words >> word) {
-      if (word.rfind("NodeName=", 0) == 0) name = word.substr(9);
-      if (word.rfind("State=", 0) == 0) state = word.substr(6);
+      if (auto rest = strip_prefix(word, "NodeName=")) name = *rest;
+      if (auto rest = strip_prefix(word, "State=")) state = *rest;
     }
     if (name.empty() || state.empty()) continue;
     std::vector<std::string> states;
@@ -121,9 +121,10 @@ NodeStates slurm_scontrol_nodes(const std::string& out) {
 // scontrol -o show job: "… NodeList=n[1,3] …" (Slurm host list syntax).
 JobNodes slurm_scontrol_job_nodes(const std::string& out) {
   for (const auto& word : split_words(out)) {
-    if (word.rfind("NodeList=", 0) != 0 || word.size() == 9 || word == "NodeList=(null)") continue;
+    auto list = strip_prefix(word, "NodeList=");
+    if (!list || list->empty() || *list == "(null)") continue;
     try {
-      return expand_hostlist(word.substr(9), "NodeList");
+      return expand_hostlist(*list, "NodeList");
     } catch (const UserError&) {
       return std::nullopt;
     }

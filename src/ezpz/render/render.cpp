@@ -57,7 +57,7 @@ struct Quoter {
 // A relative workdir as "./DIR": bash's cd takes "-L" and "-P" as options and "-" as $OLDPWD (even
 // after "--"), and looks a plain relative name up in $CDPATH first.
 std::string workdir_path(const std::string& dir) {
-  bool anchored = dir.empty() || dir.front() == '/' || dir.rfind("./", 0) == 0 || dir.rfind("../", 0) == 0;
+  bool anchored = dir.empty() || dir.front() == '/' || starts_with(dir, "./") || starts_with(dir, "../");
   return anchored ? dir : "./" + dir;
 }
 

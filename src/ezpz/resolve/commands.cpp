@@ -3,6 +3,7 @@
 
 #include "ezpz/profile/directive_options.hpp"
 #include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/file.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -20,11 +21,9 @@ std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
 bool Resolver::stages_to_node_local() const {
   std::string local = job.profile->node.node_local;
   local = local.substr(0, local.find_first_of("$%"));
-  while (local.size() > 1 && local.back() == '/') local.pop_back();
   if (local.empty() || !job.spec.stage) return false;
-  return std::any_of(job.spec.stage->value.begin(), job.spec.stage->value.end(), [&](const StageEntry& entry) {
-    return entry.dest == local || entry.dest.rfind(local + "/", 0) == 0;
-  });
+  return std::any_of(job.spec.stage->value.begin(), job.spec.stage->value.end(),
+                     [&](const StageEntry& entry) { return path_is_under(entry.dest, local); });
 }
 
 long Resolver::requested_nodes() const {

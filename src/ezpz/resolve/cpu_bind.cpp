@@ -32,8 +32,9 @@ std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_p
 }
 
 std::optional<long> cpus_in_list(const std::string& binding) {
-  if (binding.rfind("list:", 0) != 0) return std::nullopt;
-  CpuList list = parse_cpu_list(std::string_view(binding).substr(5));
+  auto groups = strip_prefix(binding, "list:");
+  if (!groups) return std::nullopt;
+  CpuList list = parse_cpu_list(*groups);
   if (!list.problem.empty() || list.cpus_per_group.empty()) return std::nullopt;
   return *std::min_element(list.cpus_per_group.begin(), list.cpus_per_group.end());
 }

@@ -35,6 +35,8 @@ struct ResolveInputs {
 // host file it writes, and the hosts as a host list (runtime/launch.hpp, with_hosts).
 inline constexpr std::string_view k_hostfile_word = "{hostfile}";
 inline constexpr std::string_view k_hosts_word = "{hosts}";
+inline constexpr const char* k_hostfile_key = "hostfile";  // their placeholder names
+inline constexpr const char* k_hosts_key = "hosts";
 
 struct ResolvedJob {
   JobSpec spec;  // every key after precedence; ranks_per_node/cpus_per_rank/cpu_bind/torch.* no longer 'auto'

@@ -20,7 +20,9 @@ std::vector<std::string> components(const std::string& path) {
   return parts;
 }
 
-bool starts_with(const std::vector<std::string>& parts, const std::vector<std::string>& prefix, size_t count) {
+// Whether `parts` begins with the first `count` components of `prefix`.
+bool has_leading_components(const std::vector<std::string>& parts, const std::vector<std::string>& prefix,
+                            size_t count) {
   return parts.size() >= count && std::equal(prefix.begin(), prefix.begin() + static_cast<long>(count), parts.begin());
 }
 
@@ -46,7 +48,9 @@ void Resolver::check_stage() {
   size_t fixed = static_cast<size_t>(variable - local_parts.begin());
   for (const auto& entry : job.spec.stage->value) {
     std::vector<std::string> dest = components(entry.dest);
-    if (!starts_with(dest, local_parts, fixed) || starts_with(dest, local_parts, local_parts.size())) continue;
+    if (!has_leading_components(dest, local_parts, fixed) ||
+        has_leading_components(dest, local_parts, local_parts.size()))
+      continue;
     std::string storage = path_of(std::vector<std::string>(local_parts.begin(), variable));
     // What follows the writable place: '/mnt/bb/env' → '/env', '/mnt/bb/alice/env' → '/env'.
     size_t from = dest.size() > local_parts.size() ? local_parts.size() : fixed;

@@ -67,11 +67,11 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
   std::map<DeviceKind, int> render_nodes;
   for (const auto& entry : fs::directory_iterator(fs::path(root) / "sys/class/drm", error)) {
     std::string name = entry.path().filename().string();
-    if (name.rfind("renderD", 0) != 0) continue;
+    if (!starts_with(name, "renderD")) continue;
     std::string vendor = read_first_line(entry.path() / "device" / "vendor");
     std::string device = read_first_line(entry.path() / "device" / "device");
     bool intel_gpu = std::any_of(std::begin(k_intel_gpu_prefixes), std::end(k_intel_gpu_prefixes),
-                                 [&](const char* prefix) { return device.rfind(prefix, 0) == 0; });
+                                 [&](const char* prefix) { return starts_with(device, prefix); });
     for (const auto& [id, kind] : k_vendor_kind) {
       if (vendor == id && (kind != DeviceKind::xpu || intel_gpu)) ++render_nodes[kind];
     }

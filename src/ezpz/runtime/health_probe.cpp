@@ -35,8 +35,8 @@ std::vector<Evidence> probe_evidence(const std::vector<std::string>& hosts, cons
     if (at == std::string::npos) continue;
     std::string node, devices;
     for (const auto& word : split_words(std::string_view(line).substr(at + k_answer.size()))) {
-      if (word.rfind("node=", 0) == 0) node = word.substr(5);
-      if (word.rfind("devices=", 0) == 0) devices = word.substr(8);
+      if (auto rest = strip_prefix(word, "node=")) node = *rest;
+      if (auto rest = strip_prefix(word, "devices=")) devices = *rest;
     }
     auto host = names.host_named(node);
     auto colon = devices.find(':');

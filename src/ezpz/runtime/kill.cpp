@@ -9,6 +9,9 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <string_view>
+
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -39,8 +42,8 @@ bool find_variable(const std::string& block, const std::string& name, std::strin
   for (std::size_t start = 0; start < block.size();) {
     std::size_t end = block.find('\0', start);
     if (end == std::string::npos) end = block.size();
-    if (block.compare(start, prefix.size(), prefix) == 0) {
-      value = block.substr(start + prefix.size(), end - start - prefix.size());
+    if (auto rest = strip_prefix(std::string_view(block).substr(start, end - start), prefix)) {
+      value = std::string(*rest);
       return true;
     }
     start = end + 1;

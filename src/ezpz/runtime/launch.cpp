@@ -133,7 +133,7 @@ std::vector<std::string> with_hosts(const std::vector<std::string>& argv, const 
                                     const std::string& hostfile) {
   std::vector<std::string> words;
   for (const auto& word : argv) {
-    words.push_back(replace_all(replace_all(word, k_hosts_word, host_list), k_hostfile_word, hostfile));
+    words.push_back(expand_placeholders(word, {{k_hosts_key, host_list}, {k_hostfile_key, hostfile}}));
   }
   return words;
 }

@@ -6,6 +6,7 @@
 #include "ezpz/profile/output_formats.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/hostlist.hpp"
+#include "ezpz/util/option_template.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -34,14 +35,14 @@ std::vector<Evidence> node_state_evidence(const Scheduler& scheduler, const std:
     if (word == "{each_host}") {
       argv.insert(argv.end(), keys.begin(), keys.end());
     } else {
-      argv.push_back(replace_all(word, "{hosts}", join(keys, ",")));
+      argv.push_back(expand_placeholders(word, {{"hosts", join(keys, ",")}}));
     }
   }
   std::vector<Evidence> evidence;
   std::vector<std::string> notes;
   if (!job_id.empty() && !query.job_nodes.empty()) {
     std::vector<std::string> job_argv;
-    for (const auto& word : query.job_nodes) job_argv.push_back(replace_all(word, "{job_id}", job_id));
+    for (const auto& word : query.job_nodes) job_argv.push_back(expand_placeholders(word, {{"job_id", job_id}}));
     ProcessResult result = runner.run(job_argv);
     if (auto nodes = parse_job_nodes(query.format, result.out)) {
       std::vector<std::string> kept;

@@ -121,8 +121,9 @@ ValueType<std::string> cpu_bind_type() {
           },
           [](const Node& node, const std::string& path, Diagnostics& d) -> std::optional<std::string> {
             auto value = read_string(node, path, d);
-            if (!value || value->rfind("list:", 0) != 0) return value;
-            std::string problem = parse_cpu_list(std::string_view(*value).substr(5)).problem;
+            auto list = value ? strip_prefix(*value, "list:") : std::nullopt;
+            if (!list) return value;
+            std::string problem = parse_cpu_list(*list).problem;
             if (problem.empty()) return value;
             d.error(node.loc, "'" + path + "': " + problem,
                     "a cpu list is list:<cpus of rank 0>:<cpus of rank 1>…, e.g. list:1-8:9-16");
@@ -329,7 +330,7 @@ void read_env_entry(JobSpec& spec, const std::string& name, const SourceLoc& key
             "names are letters, digits and '_', not starting with a digit");
     return;
   }
-  if (name.rfind("EZPZ_", 0) == 0) {
+  if (starts_with(name, "EZPZ_")) {
     d.error(key_loc, "'env." + name + "' would change the ezpz hand-off to the runtime",
             "ezpz sets EZPZ_* itself: use the spec key (system, torch.backend, torch.device, cpu_bind …) or "
             "export the variable in 'setup'; see docs/runtime-env.md");
@@ -503,16 +504,16 @@ const FieldDef* find_field(std::string_view path) {
 
 bool is_group(const std::string& path) {
   return std::any_of(fields().begin(), fields().end(),
-                     [&](const FieldDef& def) { return def.path.rfind(path + ".", 0) == 0; });
+                     [&](const FieldDef& def) { return starts_with(def.path, path + "."); });
 }
 
 // The key names directly under `prefix` ("" for the top level, "torch." for the torch group).
 std::vector<std::string> keys_under(const std::string& prefix) {
   std::vector<std::string> keys;
   for (const auto& def : fields()) {
-    if (def.path.rfind(prefix, 0) != 0) continue;
-    std::string rest = def.path.substr(prefix.size());
-    std::string key = rest.substr(0, rest.find('.'));
+    auto rest = strip_prefix(def.path, prefix);
+    if (!rest) continue;
+    std::string key(rest->substr(0, rest->find('.')));
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   }
   return keys;
@@ -590,8 +591,8 @@ void apply_value(JobSpec& spec, std::string_view path_view, const SourceRef& sou
   SourceLoc key_loc{source, 1, 1, static_cast<int>(path.size())};
   if (const FieldDef* def = find_field(path)) {
     def->read(spec, value, origin, diagnostics);
-  } else if (path.rfind("env.", 0) == 0) {
-    read_env_entry(spec, path.substr(4), key_loc, value, origin, diagnostics);
+  } else if (auto name = strip_prefix(path, "env.")) {
+    read_env_entry(spec, std::string(*name), key_loc, value, origin, diagnostics);
   } else if (is_group(path)) {
     if (expect_map(value, path, diagnostics)) read_map(spec, value, path + ".", origin, diagnostics);
   } else {

@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace fs = std::filesystem;
@@ -115,7 +116,7 @@ std::optional<JobRecord> find_record(const std::string& root, const std::string&
   if (!fs::exists(file, error)) {
     // Accept the short form of an id ("8414055" for "8414055.aurora-pbs-0001…").
     for (auto& record : list_records(root)) {
-      if (record.job_id.rfind(job_id + ".", 0) == 0) return record;
+      if (starts_with(record.job_id, job_id + ".")) return record;
     }
     return std::nullopt;
   }

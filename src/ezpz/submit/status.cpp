@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/option_template.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -41,7 +42,7 @@ std::vector<std::string> command_for_job(const std::vector<std::string>& command
                     "give the job's system: --system NAME or $EZPZ_SYSTEM (see 'ezpz systems list')");
   }
   std::vector<std::string> argv;
-  for (const auto& word : command) argv.push_back(word == "{job_id}" ? job_id : word);
+  for (const auto& word : command) argv.push_back(expand_placeholders(word, {{"job_id", job_id}}));
   return argv;
 }
 

@@ -9,6 +9,7 @@
 
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
+#include "ezpz/util/option_template.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -81,7 +82,7 @@ std::string output_path(const std::optional<std::string>& value, const std::stri
   if (value) {
     path = replace_all(replace_all(*value, "%j", job_number(job_id)), "%x", name);
   } else if (!default_path.empty()) {
-    path = replace_all(replace_all(default_path, "{job_number}", job_number(job_id)), "{name}", name);
+    path = expand_placeholders(default_path, {{"job_number", job_number(job_id)}, {"name", name}});
   } else {
     return {};
   }

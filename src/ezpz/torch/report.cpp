@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ezpz/util/text.hpp"
+
 namespace ezpz::torch {
 namespace {
 
@@ -113,9 +115,7 @@ std::string TestReport::summary_line() const {
                      std::to_string(nodes) + " node(s): ";
   const auto problems = failures();
   if (problems.empty()) return line + (settings.quick ? "all-reduce OK" : "all-reduce, broadcast, barrier OK");
-  line += "FAILED (";
-  for (size_t i = 0; i < problems.size(); ++i) line += (i ? "; " : "") + problems[i];
-  return line + ")";
+  return line + "FAILED (" + core::join(problems, "; ") + ")";
 }
 
 std::string TestReport::table() const {

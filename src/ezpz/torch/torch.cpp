@@ -35,11 +35,13 @@
 #endif
 
 #include "ezpz/util/rank_variables.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::torch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using core::join;
 
 // c10::Error's what() carries a C++ backtrace; users need only the message.
 std::string message_of(const std::exception& error) {
@@ -70,12 +72,6 @@ std::string seconds_text(std::chrono::milliseconds timeout) {
   std::ostringstream out;
   out << static_cast<double>(timeout.count()) / 1000.0 << " s";
   return out.str();
-}
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
 }
 
 // The environment given in InitOptions, checked by the same code as the process environment.
@@ -269,7 +265,7 @@ std::string local_address_towards(const std::string& host, std::uint16_t port) {
 }
 
 bool is_loopback(const std::string& address) {
-  return address.rfind("127.", 0) == 0 || address == "::1";
+  return core::starts_with(address, "127.") || address == "::1";
 }
 
 // A job across nodes cannot use an address only this node can reach. MASTER_ADDR that leads to the

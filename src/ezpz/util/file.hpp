@@ -1,9 +1,10 @@
-// Whole files written so that readers never see them half-written, and directory listings.
+// Whole files written so that readers never see them half-written, directory listings and paths.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ezpz::core {
@@ -24,5 +25,12 @@ std::string read_regular_file(const std::string& path, const std::string& what, 
 // The names in directory `path` (without "." and ".."), in the order the file system gives them;
 // nullopt when it cannot be opened, with errno saying why.
 std::optional<std::vector<std::string>> directory_names(const std::string& path);
+
+// Whether `path` is `dir` or inside it, by whole components ("/a/bc" is not under "/a/b" or "/a/b/").
+inline bool path_is_under(std::string_view path, std::string_view dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  if (dir.empty() || path.substr(0, dir.size()) != dir) return false;
+  return path.size() == dir.size() || dir.back() == '/' || path[dir.size()] == '/';
+}
 
 }  // namespace ezpz::core

@@ -12,7 +12,7 @@ namespace {
 
 // NAME for a word that is exactly "$NAME" or "${NAME}".
 std::optional<std::string> variable_reference(const std::string& word) {
-  bool braced = word.size() > 3 && word.compare(0, 2, "${") == 0 && word.back() == '}';
+  bool braced = word.size() > 3 && starts_with(word, "${") && ends_with(word, "}");
   if (!braced && (word.size() < 2 || word[0] != '$')) return std::nullopt;
   std::string name = braced ? word.substr(2, word.size() - 3) : word.substr(1);
   auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -23,7 +23,51 @@ std::optional<std::string> variable_reference(const std::string& word) {
   return name;
 }
 
+// Calls `literal` for each run of text and `placeholder` for each {name}, in order; a '{' without a
+// '}' after it is text.
+template <typename Literal, typename Placeholder>
+void scan_placeholders(std::string_view text, Literal&& literal, Placeholder&& placeholder) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t open = text.find('{', pos);
+    size_t close = open == std::string_view::npos ? open : text.find('}', open);
+    if (close == std::string_view::npos) {
+      literal(text.substr(pos));
+      return;
+    }
+    literal(text.substr(pos, open - pos));
+    placeholder(std::string(text.substr(open + 1, close - open - 1)));
+    pos = close + 1;
+  }
+}
+
+[[noreturn]] void unknown_placeholder(const std::string& key, std::string_view text,
+                                      const std::map<std::string, std::string>& values, const std::string& context) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : values) names.push_back(name);
+  throw UserError(context + ": unknown placeholder '{" + key + "}' in '" + std::string(text) + "'",
+                  suggestion_hint(key, names));
+}
+
 }  // namespace
+
+std::string expand_placeholders(std::string_view text, const std::map<std::string, std::string>& values,
+                                UnknownPlaceholder unknown, const std::string& context) {
+  std::string out;
+  scan_placeholders(
+      text, [&](std::string_view literal) { out += literal; },
+      [&](const std::string& key) {
+        auto value = values.find(key);
+        if (value != values.end()) {
+          out += value->second;
+        } else if (unknown == UnknownPlaceholder::keep) {
+          out += "{" + key + "}";
+        } else {
+          unknown_placeholder(key, text, values, context);
+        }
+      });
+  return out;
+}
 
 std::optional<std::vector<CommandWord>> expand_option_group(const std::string& group,
                                                             const std::map<std::string, std::string>& values,
@@ -34,28 +78,18 @@ std::optional<std::vector<CommandWord>> expand_option_group(const std::string& g
       words.push_back(CommandWord{*name, true});
       continue;
     }
+    // A placeholder without a value drops the whole group ("--cpu-bind={cpu_bind}" with no binding).
+    bool empty = false;
     std::string word;
-    size_t pos = 0;
-    while (pos < raw.size()) {
-      size_t open = raw.find('{', pos);
-      size_t close = open == std::string::npos ? open : raw.find('}', open);
-      if (close == std::string::npos) {
-        word += raw.substr(pos);
-        break;
-      }
-      word += raw.substr(pos, open - pos);
-      std::string key = raw.substr(open + 1, close - open - 1);
-      auto value = values.find(key);
-      if (value == values.end()) {
-        std::vector<std::string> names;
-        for (const auto& [name, text] : values) names.push_back(name);
-        throw UserError(context + ": unknown placeholder '{" + key + "}' in '" + group + "'",
-                        suggestion_hint(key, names));
-      }
-      if (value->second.empty()) return std::nullopt;
-      word += value->second;
-      pos = close + 1;
-    }
+    scan_placeholders(
+        raw, [&](std::string_view literal) { word += literal; },
+        [&](const std::string& key) {
+          auto value = values.find(key);
+          if (value == values.end()) unknown_placeholder(key, group, values, context);
+          empty = empty || value->second.empty();
+          word += value->second;
+        });
+    if (empty) return std::nullopt;
     words.push_back(CommandWord{word, false});
   }
   return words;

@@ -1,5 +1,6 @@
-// Option groups with {placeholders}, as profiles and scheduler files write them for launchers and
-// directives: "-n {total_ranks}", "--cpu-bind={cpu_bind}", "--hostfile $PBS_NODEFILE".
+// {placeholders} in the words profiles and scheduler files write: option groups for launchers and
+// directives ("-n {total_ranks}", "--cpu-bind={cpu_bind}", "--hostfile $PBS_NODEFILE") and the words of
+// scheduler commands ("{job_id}", "{hosts}"). One scanner serves all of them.
 #pragma once
 
 #include <map>
@@ -22,6 +23,15 @@ struct CommandWord {
 std::optional<std::vector<CommandWord>> expand_option_group(const std::string& group,
                                                             const std::map<std::string, std::string>& values,
                                                             const std::string& context);
+
+// What a placeholder that `values` does not hold becomes: an error (a typo in a profile), or itself, as
+// written (a later step fills it in: ezpz launch's {hosts}).
+enum class UnknownPlaceholder { error, keep };
+
+// `text` with each {name} replaced by values[name]; a '{' without a '}' is text. An unknown name: see
+// UnknownPlaceholder (the error names `context` and the closest known name).
+std::string expand_placeholders(std::string_view text, const std::map<std::string, std::string>& values,
+                                UnknownPlaceholder unknown = UnknownPlaceholder::keep, const std::string& context = {});
 
 // A word as it must appear in a shell script: "$NAME" for variables, else shell_quote(text).
 std::string shell_word(const CommandWord& word);

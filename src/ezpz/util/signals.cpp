@@ -32,7 +32,7 @@ const std::vector<std::string>& signal_names() {
 std::optional<int> signal_number(std::string_view name) {
   std::string upper = to_upper(name);
   std::string_view bare = upper;
-  if (bare.rfind("SIG", 0) == 0) bare.remove_prefix(3);
+  if (auto rest = strip_prefix(bare, "SIG")) bare = *rest;
   for (const auto& entry : k_signals) {
     if (bare == entry.name || bare == std::to_string(entry.number)) return entry.number;
   }

@@ -21,6 +21,11 @@ inline bool starts_with(std::string_view text, std::string_view prefix) {
 inline bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
+// The rest of `text` after `prefix` ("NodeName=n1" less "NodeName=" is "n1"), or nullopt without it.
+inline std::optional<std::string_view> strip_prefix(std::string_view text, std::string_view prefix) {
+  if (!starts_with(text, prefix)) return std::nullopt;
+  return text.substr(prefix.size());
+}
 // `text` as a column of a plain-text table: padded with blanks to `width`, or followed by one blank when
 // it is as long or longer, so that columns never run together.
 std::string column(std::string_view text, size_t width);

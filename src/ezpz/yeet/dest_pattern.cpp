@@ -3,11 +3,11 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
 #include <filesystem>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
 
 namespace ezpz::core::yeet {
 namespace {
@@ -84,8 +84,7 @@ void check_dest_outside_src(const std::string& src, const std::string& dest) {
   if (error) return;
   fs::path real_dest = fs::weakly_canonical(dest, error);
   if (error) return;
-  if (std::mismatch(real_src.begin(), real_src.end(), real_dest.begin(), real_dest.end()).first != real_src.end())
-    return;
+  if (!path_is_under(real_dest.string(), real_src.string())) return;
   std::string seen = real_dest.string() == dest ? "" : " (it is '" + real_dest.string() + "')";
   throw UserError("DEST '" + dest + "' is inside SRC '" + src + "'" + seen + ": each run would copy the copies again");
 }

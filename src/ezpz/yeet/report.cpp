@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "ezpz/util/text.hpp"
 #include "ezpz/yeet/wire.hpp"
 
 namespace ezpz::core::yeet {
@@ -80,13 +81,13 @@ RunSummary summarize(const std::vector<NodeReport>& node_reports, int required, 
   RunSummary summary;
   int counts[4] = {};
   std::uint64_t written = 0;
-  std::string failed_nodes;
+  std::vector<std::string> failed_nodes;
   for (const auto& report : reports) {
     ++counts[static_cast<int>(report.outcome)];
     written += report.bytes;
     if (report.outcome != Outcome::failed) continue;
     summary.text += "ezpz yeet: failed on " + where(report) + ": " + report.error + "\n";
-    failed_nodes += (failed_nodes.empty() ? "" : ", ") + where(report);
+    failed_nodes.push_back(where(report));
   }
   int nodes = static_cast<int>(reports.size());
   int succeeded = nodes - counts[static_cast<int>(Outcome::failed)];
@@ -104,7 +105,7 @@ RunSummary summarize(const std::vector<NodeReport>& node_reports, int required, 
   if (succeeded < required) {
     summary.exit_code = 1;
     summary.text += "ezpz yeet: " + std::to_string(succeeded) + " of " + std::to_string(nodes) + " nodes succeeded, " +
-                    std::to_string(required) + " required; failed: " + failed_nodes + "\n";
+                    std::to_string(required) + " required; failed: " + join(failed_nodes, ", ") + "\n";
   } else if (!failed_nodes.empty()) {
     summary.text += "ezpz yeet: " + std::to_string(succeeded) + " of " + std::to_string(nodes) +
                     " nodes succeeded, enough for --min-success (" + std::to_string(required) + ")\n";

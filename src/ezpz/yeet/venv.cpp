@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core::yeet {
@@ -110,8 +111,7 @@ bool is_binary(string_view text) {
 
 // `path` moved to under `move.to` when it is `move.from` or under it; nullopt otherwise.
 std::optional<std::string> moved(string_view path, const Move& move) {
-  if (!starts_with(path, move.from) || (path.size() > move.from.size() && path[move.from.size()] != '/'))
-    return std::nullopt;
+  if (!path_is_under(path, move.from)) return std::nullopt;
   return std::string(move.to) + std::string(path.substr(move.from.size()));
 }
 

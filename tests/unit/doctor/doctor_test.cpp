@@ -111,5 +111,22 @@ TEST(Doctor, AnAuroraNodesSixCardsAreItsTwelveTiles) {
   fs::remove_all(root);
 }
 
+// node-local counted a stage: to /tmp2 against /tmp's free space (a prefix of the text, not of the path).
+TEST(Doctor, NodeLocalCountsOnlyTheStagesUnderIt) {
+  std::string src = test::temp_file("ezpz-doctor-stage", "some bytes to stage");
+  DoctorInputs inputs;
+  inputs.catalog = &test::builtin_catalog();
+  inputs.env = table_env({});
+  inputs.system = "aurora";  // node_local: /tmp
+  auto finding_for = [&](const std::string& dest) {
+    inputs.job = test::resolve_layers(
+        {"system: aurora\naccount: A\nrun: [x]\nstage: [{src: " + src + ", dest: " + dest + "}]\n", {}, {}, ""});
+    auto found = check_node_local(inputs);
+    return found.size() == 1 ? found[0].finding : std::string();
+  };
+  EXPECT_NE(finding_for("/tmp/env").find("enough for stage:"), std::string::npos) << finding_for("/tmp/env");
+  EXPECT_EQ(finding_for("/tmp2/env").find("stage:"), std::string::npos) << finding_for("/tmp2/env");
+}
+
 }  // namespace
 }  // namespace ezpz::core

@@ -1,10 +1,14 @@
-// Shell quoting, command splitting and suggestions.
+// Shell quoting, command splitting, suggestions, prefixes and paths under a directory.
 #include "ezpz/util/text.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include "ezpz/util/file.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -99,6 +103,28 @@ TEST(EditDistance, CountsEdits) {
   EXPECT_EQ(edit_distance("", ""), 0u);
   EXPECT_EQ(edit_distance("abc", ""), 3u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(StripPrefix, GivesTheRestOnlyAfterThePrefix) {
+  EXPECT_EQ(strip_prefix("NodeName=n1", "NodeName="), std::optional<std::string_view>("n1"));
+  EXPECT_EQ(strip_prefix("NodeName=", "NodeName="), std::optional<std::string_view>(""));
+  EXPECT_EQ(strip_prefix("abc", ""), std::optional<std::string_view>("abc"));
+  EXPECT_EQ(strip_prefix("State=IDLE", "NodeName="), std::nullopt);
+  EXPECT_EQ(strip_prefix("Node", "NodeName="), std::nullopt);
+}
+
+TEST(PathIsUnder, ComparesWholeComponents) {
+  EXPECT_TRUE(path_is_under("/local/scratch", "/local/scratch"));
+  EXPECT_TRUE(path_is_under("/local/scratch/env", "/local/scratch"));
+  EXPECT_TRUE(path_is_under("/local/scratch/env", "/local/scratch/"));
+  EXPECT_TRUE(path_is_under("/local/scratch", "/local/scratch/"));
+  EXPECT_FALSE(path_is_under("/local/scratch2", "/local/scratch"));
+  EXPECT_FALSE(path_is_under("/local/scratch2/env", "/local/scratch/"));
+  EXPECT_FALSE(path_is_under("/local", "/local/scratch"));
+  EXPECT_TRUE(path_is_under("/anything", "/"));
+  EXPECT_TRUE(path_is_under("/", "/"));
+  EXPECT_FALSE(path_is_under("relative", "/"));
+  EXPECT_FALSE(path_is_under("/a", ""));
 }
 
 TEST(Printable, EscapesControlCharacters) {
