@@ -1,6 +1,6 @@
 // Build tool: writes a C++ source holding the shipped data files (profiles, scheduler descriptions,
 // templates) as byte arrays, keyed by their path relative to the source root, and for every YAML
-// file its parsed, located tree (util/node_codec.hpp), so the ezpz binary never parses them itself.
+// file its parsed, located tree (util/yaml_codec.hpp), so the ezpz binary never parses them itself.
 // Usage: ezpz-embed-data OUTPUT ROOT FILE...
 #include <fstream>
 #include <iostream>
@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "ezpz/util/node_codec.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/yaml_codec.hpp"
 
 namespace {
 

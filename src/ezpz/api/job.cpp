@@ -8,12 +8,12 @@
 #include "ezpz/profile/detect.hpp"
 #include "ezpz/render/render.hpp"
 #include "ezpz/resolve/pipeline.hpp"
-#include "ezpz/util/node.hpp"
+#include "ezpz/util/yaml_node.hpp"
 
 namespace ezpz {
 namespace {
 
-using core::Node;
+using core::YamlNode;
 
 // A number as YAML would read it back unchanged.
 std::string number_text(double number) {
@@ -26,8 +26,8 @@ std::string number_text(double number) {
 }
 
 // The located tree of a Value. A scalar's place is its key path, shown as "<values> nodes=4".
-Node to_node(const Value& value, const std::string& path, const std::string& name) {
-  Node node;
+YamlNode to_node(const Value& value, const std::string& path, const std::string& name) {
+  YamlNode node;
   auto place = [&](const std::string& text) {
     if (path.empty()) return core::SourceLoc{core::make_source(name, std::string()), 0, 0, 1};  // the whole spec
     return core::SourceLoc{core::make_source(name, path + "=" + text, true), 1, 1, 1};
@@ -40,7 +40,7 @@ Node to_node(const Value& value, const std::string& path, const std::string& nam
     case Value::Type::integer:
     case Value::Type::number:
     case Value::Type::string:
-      node.kind = Node::Kind::scalar;
+      node.kind = YamlNode::Kind::scalar;
       node.scalar = value.type() == Value::Type::boolean   ? (value.as_bool() ? "true" : "false")
                     : value.type() == Value::Type::integer ? std::to_string(value.as_int())
                     : value.type() == Value::Type::number  ? number_text(value.as_number())
@@ -49,13 +49,13 @@ Node to_node(const Value& value, const std::string& path, const std::string& nam
       node.loc = place(node.scalar);
       break;
     case Value::Type::list:
-      node.kind = Node::Kind::sequence;
+      node.kind = YamlNode::Kind::sequence;
       node.loc = place("[…]");
       for (size_t i = 0; i < value.items().size(); ++i)
         node.items.push_back(to_node(value.items()[i], path + "[" + std::to_string(i) + "]", name));
       break;
     case Value::Type::map:
-      node.kind = Node::Kind::map;
+      node.kind = YamlNode::Kind::map;
       node.loc = place("{…}");
       for (size_t i = 0; i < value.keys().size(); ++i) {
         const std::string& key = value.keys()[i];
@@ -80,7 +80,7 @@ Spec make_spec(const std::string& path, Read&& read) {
   return detail::SpecImpl::make(std::move(impl));
 }
 
-Spec read_spec(const Node& root) {
+Spec read_spec(const YamlNode& root) {
   return make_spec({}, [&](core::Diagnostics& d) { return core::read_job_spec(root, core::OriginKind::spec, d); });
 }
 

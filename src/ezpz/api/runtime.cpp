@@ -4,7 +4,7 @@
 #include "ezpz/api/impl.hpp"
 #include "ezpz/profile/detect.hpp"
 #include "ezpz/runtime/rank.hpp"
-#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_setup.hpp"
 
 namespace ezpz {
 
@@ -27,7 +27,7 @@ RankSetup rank_setup(const Catalog& catalog, const std::map<std::string, std::st
       inputs.profile = &impl->catalog.system(system);
       inputs.job_variables = impl->catalog.job_variables();
     }
-    core::RankEnvironment found = core::rank_environment(inputs);
+    core::RankSetup found = core::rank_setup(inputs);
     RankSetup setup;
     setup.rank = found.rank;
     setup.system = system;

@@ -20,7 +20,7 @@ void add_cancel_command(CLI::App& app, CommandAction& action) {
   add_records_option(*command, *records);
   command->callback([&action, ids, records, system] {
     action = [ids, records, system] {
-      Environment env = Environment::from_process();
+      Installation env = Installation::from_process();
       std::string root = records_root(*records);
       SystemProcessRunner runner;
       for (const auto& id : *ids) {

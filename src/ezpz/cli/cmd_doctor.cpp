@@ -22,7 +22,7 @@ namespace {
 // --all-nodes: the launch of every node's checks may take this long.
 constexpr std::chrono::seconds k_all_nodes_timeout{300};
 
-struct DoctorFlags {
+struct DoctorCommandOptions {
   JobOptions job;
   bool json = false;
   bool all_nodes = false;
@@ -32,7 +32,7 @@ struct DoctorFlags {
 };
 
 // The system checked against, and why: --system, $EZPZ_SYSTEM, the spec's, else detection.
-void choose_system(const DoctorFlags& flags, const Catalog& catalog, DoctorInputs& inputs) {
+void choose_system(const DoctorCommandOptions& flags, const Catalog& catalog, DoctorInputs& inputs) {
   if (inputs.job && flags.job.system.empty() && !setting(inputs.env, "EZPZ_SYSTEM")) {
     inputs.system = inputs.job->profile->name;
     inputs.system_why = "by the spec";
@@ -44,7 +44,7 @@ void choose_system(const DoctorFlags& flags, const Catalog& catalog, DoctorInput
   inputs.system_why = chosen.reason;
 }
 
-int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std::vector<Finding>& findings,
+int print_report(const DoctorCommandOptions& flags, const DoctorInputs& inputs, const std::vector<Finding>& findings,
                  const nlohmann::json& extra) {
   if (flags.json) {
     nlohmann::json report = doctor_json(inputs, findings);
@@ -68,7 +68,7 @@ int print_report(const DoctorFlags& flags, const DoctorInputs& inputs, const std
 }
 
 // --all-nodes: every node's checks through the profile's launcher, one task per node.
-nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, const Environment& env) {
+nlohmann::json all_nodes(const DoctorCommandOptions& flags, const DoctorInputs& inputs, const Installation& env) {
   Allocation allocation = current_allocation(inputs.env, {}, inputs.catalog->job_variables());
   if (allocation.hosts.empty()) {
     throw UserError("--all-nodes checks the nodes of an allocation, and nothing names them here",
@@ -105,8 +105,8 @@ nlohmann::json all_nodes(const DoctorFlags& flags, const DoctorInputs& inputs, c
   return {{"nodes", nodes}, {"differences", differences}};
 }
 
-int run_doctor_command(const DoctorFlags& flags) {
-  Environment env = Environment::from_process();
+int run_doctor_command(const DoctorCommandOptions& flags) {
+  Installation env = Installation::from_process();
   DoctorInputs inputs;
   inputs.catalog = &env.catalog;
   inputs.env = process_env();
@@ -129,7 +129,7 @@ int run_doctor_command(const DoctorFlags& flags) {
 }  // namespace
 
 void add_doctor_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<DoctorFlags>();
+  auto flags = std::make_shared<DoctorCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "doctor", "Check this machine for what makes jobs fail before their first step, with a remedy for each");
   command->add_option("spec", flags->job.spec_path, "a job spec: its nodes, modules, setup and stage are checked too");

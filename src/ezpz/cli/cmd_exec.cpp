@@ -21,7 +21,7 @@ void add_exec_command(CLI::App& app, CommandAction& action) {
   command->callback([&action, system, print] {
     auto program = program_after_separator();
     action = [system, print, program] {
-      Environment env = Environment::from_process();
+      Installation env = Installation::from_process();
       return exec_rank(env, runtime_system(env, *system), program, *print);
     };
   });

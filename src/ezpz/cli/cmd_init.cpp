@@ -14,14 +14,14 @@
 namespace ezpz::core {
 namespace {
 
-struct InitFlags {
+struct InitCommandOptions {
   std::string system;
   std::string file = "job.yaml";
   bool force = false;
 };
 
-int run_init(const InitFlags& flags) {
-  Environment env = Environment::from_process();
+int run_init(const InitCommandOptions& flags) {
+  Installation env = Installation::from_process();
   Detection chosen = chosen_system(env.catalog, flags.system, process_env(), host_name());
   const std::string& name = chosen.system;
   const std::string& why = chosen.reason;
@@ -48,7 +48,7 @@ int run_init(const InitFlags& flags) {
 }  // namespace
 
 void add_init_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<InitFlags>();
+  auto flags = std::make_shared<InitCommandOptions>();
   CLI::App* command = app.add_subcommand("init", "Write a commented job spec for this system to start from");
   command->add_option("file", flags->file, "where to write it (default job.yaml; '-' for stdout)");
   command->add_option("--system", flags->system, "the system to write it for (default: $EZPZ_SYSTEM, else detected)");

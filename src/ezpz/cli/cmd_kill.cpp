@@ -29,7 +29,7 @@ struct KillOptions {
 int kill_here(const KillOptions& options) {
   int sig = *signal_number(options.signal);
   std::string job = options.job.empty()
-                        ? current_job_id(process_env(), Environment::from_process().catalog.job_variables())
+                        ? current_job_id(process_env(), Installation::from_process().catalog.job_variables())
                         : options.job;
   std::string node = node_name(process_env());
   auto processes = find_marked_processes(job, node);
@@ -55,7 +55,7 @@ int kill_here(const KillOptions& options) {
 
 // --all-nodes: `ezpz kill` once on every node, through the allocation's own launcher (no SSH).
 int kill_everywhere(const KillOptions& options) {
-  Environment env = Environment::from_process();
+  Installation env = Installation::from_process();
   LaunchRequest request;
   request.system = runtime_system(env, options.system);
   request.per_node = true;

@@ -27,7 +27,7 @@ namespace {
 struct LaunchOptions {
   std::string system;
   long ranks = 0;
-  long ppn = 0;
+  long ranks_per_node = 0;
   long nodes = 0;
   std::string hostfile;
   std::string cpu_bind;
@@ -84,7 +84,7 @@ void plan_end_signal(const LaunchOptions& options, Supervision& supervision) {
 }
 
 // --max-restarts: a requeued job that has been restarted more often than its spec allows ends here.
-void check_restarts(const LaunchOptions& options, const Environment& env) {
+void check_restarts(const LaunchOptions& options, const Installation& env) {
   if (options.max_restarts < 0) return;
   const SystemProfile& profile = env.catalog.system(runtime_system(env, options.system));
   SystemProcessRunner runner;
@@ -104,7 +104,7 @@ void check_restarts(const LaunchOptions& options, const Environment& env) {
 }
 
 // --spare-nodes: the failover loop over the launcher command, whose hosts it chooses at each attempt.
-int launch_spare(const LaunchOptions& options, const Environment& env, std::vector<std::string> command,
+int launch_spare(const LaunchOptions& options, const Installation& env, std::vector<std::string> command,
                  std::vector<std::pair<std::string, std::string>> plan_env, const Supervision& supervision,
                  const RetryPolicy& policy) {
   SpareNodeLaunch launch;
@@ -143,7 +143,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   Supervision supervision;
   supervision.idle_timeout_seconds = duration_seconds(options.timeout);
   plan_end_signal(options, supervision);
-  Environment env = Environment::from_process();
+  Installation env = Installation::from_process();
   check_restarts(options, env);
   // Per-rank output: every rank's ezpz exec reads these (runtime/rank_output.hpp).
   if (options.label) setenv("EZPZ_LABEL", "1", 1);
@@ -158,7 +158,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   LaunchRequest request;
   request.system = runtime_system(env, options.system);
   if (options.ranks > 0) request.ranks = options.ranks;
-  if (options.ppn > 0) request.ppn = options.ppn;
+  if (options.ranks_per_node > 0) request.ranks_per_node = options.ranks_per_node;
   if (options.nodes > 0) request.nodes = options.nodes;
   request.hostfile = options.hostfile;
   request.cpu_bind = options.cpu_bind;
@@ -210,7 +210,9 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   command->add_option("--system", options->system, "system profile (default: $EZPZ_SYSTEM, else detected)");
   command->add_option("-n,--ranks", options->ranks, "total ranks (default: nodes x ranks per node)")
       ->check(CLI::Range(1L, 1000000L));
-  command->add_option("--ppn", options->ppn, "ranks per node (default: the profile's, one per device)")
+  command
+      ->add_option("--ranks-per-node,--ppn", options->ranks_per_node,
+                   "ranks per node, the spec key ranks_per_node (default: the profile's, one per device)")
       ->check(CLI::Range(1L, 1000000L));
   command->add_option("--nodes", options->nodes, "nodes to use (default: every host of the allocation)")
       ->check(CLI::Range(1L, 1000000L));

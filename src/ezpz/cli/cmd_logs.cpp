@@ -37,15 +37,15 @@ std::string missing_file_hint(const JobRef& ref, const JobStatus& status) {
   return "the job is " + state + (status.detail.empty() ? "" : " (" + status.detail + ")");
 }
 
-struct LogsFlags {
+struct LogsCommandOptions {
   std::string id;
   std::string records;
   bool follow = false;
   bool error_file = false;
 };
 
-int run_logs(const LogsFlags& flags) {
-  Environment env = Environment::from_process();
+int run_logs(const LogsCommandOptions& flags) {
+  Installation env = Installation::from_process();
   std::string root = records_root(flags.records);
   JobRef ref = find_job(env, root, flags.id, "");
   if (!ref.record)
@@ -75,7 +75,7 @@ int run_logs(const LogsFlags& flags) {
 }  // namespace
 
 void add_logs_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<LogsFlags>();
+  auto flags = std::make_shared<LogsCommandOptions>();
   CLI::App* command = app.add_subcommand("logs", "Print a job's output file (as recorded at submit)");
   command->add_option("job", flags->id, "job id")->required();
   command->add_flag("-f,--follow", flags->follow, "keep printing new output until the job ends");

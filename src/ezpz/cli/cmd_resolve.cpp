@@ -53,7 +53,7 @@ void add_resolve_command(CLI::App& app, CommandAction& action) {
                     "show where each value came from (default < profile < spec < EZPZ_* env < --set)");
   command->callback([&action, options, as_json, with_origins] {
     action = [options, as_json, with_origins] {
-      Environment env = Environment::from_process();
+      Installation env = Installation::from_process();
       ResolvedJob job = options->resolve_job(env.catalog);
       if (*as_json) {
         std::cout << resolved_json(job, *with_origins).dump(2) << "\n";

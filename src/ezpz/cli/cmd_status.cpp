@@ -12,15 +12,15 @@
 namespace ezpz::core {
 namespace {
 
-struct StatusFlags {
+struct StatusCommandOptions {
   std::vector<std::string> ids;
   std::string records;
   std::string system;
   bool json = false;
 };
 
-int run_status(const StatusFlags& flags) {
-  Environment env = Environment::from_process();
+int run_status(const StatusCommandOptions& flags) {
+  Installation env = Installation::from_process();
   std::string root = records_root(flags.records);
   std::vector<std::string> ids = flags.ids;
   if (ids.empty()) {
@@ -70,7 +70,7 @@ int run_status(const StatusFlags& flags) {
 }  // namespace
 
 void add_status_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<StatusFlags>();
+  auto flags = std::make_shared<StatusCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "status", "Show the state of jobs: " + join(shown_job_state_names(), ", ") + " (docs/jobs.md)");
   command->add_option("jobs", flags->ids, "job ids (default: every job in the records directory)");

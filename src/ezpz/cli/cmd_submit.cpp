@@ -18,7 +18,7 @@
 namespace ezpz::core {
 namespace {
 
-struct SubmitFlags {
+struct SubmitCommandOptions {
   JobOptions job;
   std::vector<std::string> after;
   std::string records;
@@ -27,7 +27,7 @@ struct SubmitFlags {
   bool wait = false;
 };
 
-SubmitOptions submit_options(const SubmitFlags& flags) {
+SubmitOptions submit_options(const SubmitCommandOptions& flags) {
   SubmitOptions options;
   options.records_root = records_root(flags.records);
   options.submit_dir = std::filesystem::current_path().string();
@@ -37,8 +37,8 @@ SubmitOptions submit_options(const SubmitFlags& flags) {
 }
 
 // Prints the job id (stdout) and where its record is; with --wait, waits and returns the job's code.
-int submitted(const SubmitFlags& flags, const JobRecord& record, const Scheduler& scheduler, ProcessRunner& runner,
-              double poll) {
+int submitted(const SubmitCommandOptions& flags, const JobRecord& record, const Scheduler& scheduler,
+              ProcessRunner& runner, double poll) {
   std::cout << record.job_id << std::endl;
   std::cerr << "ezpz: submitted " << record.job_id << " (" << record.system << "); record in " << record.dir << "\n";
   if (!flags.wait) return k_exit_ok;
@@ -50,7 +50,7 @@ int submitted(const SubmitFlags& flags, const JobRecord& record, const Scheduler
 }
 
 // `ezpz submit job.sh`: the user's own batch script, submitted as it is.
-int run_submit_script(const SubmitFlags& flags) {
+int run_submit_script(const SubmitCommandOptions& flags) {
   const JobOptions& job = flags.job;
   std::vector<std::string> ignored = job.assignments;
   for (const auto& [key, value] : job.key_flags) {
@@ -61,7 +61,7 @@ int run_submit_script(const SubmitFlags& flags) {
                     " is a batch script: it is submitted as it is, and --set, -N, -t, -q, -A and a "
                     "program after '--' do not apply to it; change the script, or write the job as a spec (ezpz init)");
   }
-  Environment env = Environment::from_process();
+  Installation env = Installation::from_process();
   ScriptSubmission script;
   script.path = job.spec_path;
   script.system = chosen_system(env.catalog, job.system, process_env(), host_name()).system;
@@ -81,10 +81,10 @@ int run_submit_script(const SubmitFlags& flags) {
   return submitted(flags, record, scheduler, runner, poll);
 }
 
-int run_submit(SubmitFlags flags) {
+int run_submit(SubmitCommandOptions flags) {
   if (!flags.job.spec_path.empty() && is_batch_script(flags.job.spec_path)) return run_submit_script(flags);
   if (!flags.after.empty()) flags.job.assignments.push_back("after=[" + join(flags.after, ", ") + "]");
-  Environment env = Environment::from_process();
+  Installation env = Installation::from_process();
   ResolvedJob job = flags.job.resolve_job(env.catalog);
   Script script = render(job, env.catalog, env.ezpz_bin);
   if (flags.dry_run) {
@@ -112,7 +112,7 @@ std::string wait_codes_text() {
 }  // namespace
 
 void add_submit_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<SubmitFlags>();
+  auto flags = std::make_shared<SubmitCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "submit", "Render, keep and submit a job (qsub/sbatch), or submit a batch script as it is; print its job id");
   flags->job.add_to(*command);

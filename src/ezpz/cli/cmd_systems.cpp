@@ -13,7 +13,7 @@ namespace ezpz::core {
 namespace {
 
 int list_systems() {
-  Environment env = Environment::from_process();
+  Installation env = Installation::from_process();
   std::cout << column("NAME", 12) << column("SCHEDULER", 11) << column("DEVICES", 10) << "DESCRIPTION\n";
   int status = k_exit_ok;
   for (const auto& name : env.catalog.system_names()) {
@@ -50,7 +50,7 @@ void print_variables(const char* title, const std::vector<std::pair<std::string,
 }
 
 int show_system(const std::string& name) {
-  Environment env = Environment::from_process();
+  Installation env = Installation::from_process();
   const SystemProfile& p = env.catalog.system(name);
   const NodeShape& node = p.node;
   std::cout << p.name << ": " << p.description << "\n";
@@ -122,7 +122,7 @@ int show_system(const std::string& name) {
 }
 
 int detect_here_command() {
-  Environment env = Environment::from_process();
+  Installation env = Installation::from_process();
   auto detection = detect_here(env.catalog);
   if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or add a profile");
   std::cout << detection->system << "\n";

@@ -39,7 +39,7 @@ void add_test_command(CLI::App& app, CommandAction& action) {
         throw UserError("ezpz test runs its own program and takes nothing after '--'",
                         "options go before: ezpz test --iterations 50 --size-mb 16");
       }
-      Environment env = Environment::from_process();
+      Installation env = Installation::from_process();
       std::vector<std::string> program = {
           companion_program(env, "ezpz-torch-test", "EZPZ_TORCH_TEST", "build with LibTorch (EZPZ_BUILD_TORCH=ON)")};
       if (options->iterations > 0) program.insert(program.end(), {"--iterations", std::to_string(options->iterations)});

@@ -19,7 +19,7 @@ void add_validate_command(CLI::App& app, CommandAction& action) {
       "Warnings (queue caps, by-request queues) go to stderr and do not change the exit code.");
   command->callback([&action, options] {
     action = [options] {
-      Environment env = Environment::from_process();
+      Installation env = Installation::from_process();
       ResolvedJob job = options->resolve_job(env.catalog);
       for (const auto& warning : job.warnings) std::cerr << format_diagnostic(warning);
       const JobSpec& spec = job.spec;

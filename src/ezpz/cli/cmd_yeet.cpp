@@ -39,7 +39,7 @@ void add_yeet_command(CLI::App& app, CommandAction& action) {
                      "  hint: ezpz yeet [OPTIONS] SRC DEST   or   ezpz yeet [OPTIONS] -- SRC DEST\n";
         return static_cast<int>(k_exit_usage);
       }
-      Environment env = Environment::from_process();
+      Installation env = Installation::from_process();
       std::vector<std::string> program = {
           companion_program(env, "ezpz-yeet-mpi", "EZPZ_YEET_MPI", "build with MPICH (apt-get install libmpich-dev)")};
       for (auto& word : yeet::to_arguments(*options)) program.push_back(std::move(word));

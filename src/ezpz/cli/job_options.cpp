@@ -81,12 +81,12 @@ ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
   return resolve_request(catalog, request, diagnostics);
 }
 
-Environment Environment::from_process() {
+Installation Installation::from_process() {
   std::error_code error;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
   const char* bin = std::getenv("EZPZ_BIN");
   std::string exe_dir = error ? std::string() : exe.parent_path().string();
-  return Environment{
+  return Installation{
       Catalog(Catalog::default_search_path(std::getenv("EZPZ_SYSTEMS_PATH"), std::getenv("HOME"), exe_dir)),
       bin != nullptr && *bin != '\0' ? std::string(bin) : exe.string()};
 }

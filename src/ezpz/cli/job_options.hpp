@@ -32,13 +32,13 @@ struct JobOptions {
   ResolvedJob resolve_job(const Catalog& catalog) const;
 };
 
-// The process's view of the world, gathered once: the catalog on the default search path and the
-// path of this binary.
-struct Environment {
+// What this installation of ezpz offers, gathered once per command: the catalog on the default search
+// path and the path of this binary.
+struct Installation {
   Catalog catalog;
   std::string ezpz_bin;  // $EZPZ_BIN if set, else this executable's absolute path
 
-  static Environment from_process();
+  static Installation from_process();
 };
 
 }  // namespace ezpz::core

@@ -110,7 +110,7 @@ std::string decisions_dir(const std::string& job_id) {
 
 }  // namespace
 
-int launch_with_spare_nodes(const Environment& env, const SpareNodeLaunch& launch, const Supervision& supervision) {
+int launch_with_spare_nodes(const Installation& env, const SpareNodeLaunch& launch, const Supervision& supervision) {
   bool host_file = names(launch.command, k_hostfile_word);
   if (!host_file && !names(launch.command, k_hosts_word)) {
     throw UserError("spare nodes need a launcher command that names its hosts with {hostfile} or {hosts}, and '" +

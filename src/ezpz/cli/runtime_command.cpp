@@ -8,14 +8,14 @@
 #include <filesystem>
 #include <iostream>
 
-#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_setup.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 
-std::string companion_program(const Environment& env, const std::string& name, const char* variable,
+std::string companion_program(const Installation& env, const std::string& name, const char* variable,
                               const std::string& hint) {
   if (const char* path = std::getenv(variable); path != nullptr && *path != '\0') return path;
   std::filesystem::path beside = std::filesystem::path(env.ezpz_bin).parent_path() / name;
@@ -24,18 +24,18 @@ std::string companion_program(const Environment& env, const std::string& name, c
   throw UserError(name + " is not installed next to " + env.ezpz_bin, hint + ", or point " + variable + " at it");
 }
 
-std::string runtime_system(const Environment& env, const std::string& flag) {
+std::string runtime_system(const Installation& env, const std::string& flag) {
   return runtime_system(env.catalog, flag, process_env(), host_name());
 }
 
-int exec_rank(const Environment& env, const std::string& system, const std::vector<std::string>& program,
+int exec_rank(const Installation& env, const std::string& system, const std::vector<std::string>& program,
               bool print_only) {
   if (!print_only) defer_stop_signal();
   RuntimeInputs inputs;
   inputs.profile = &env.catalog.system(system);
   inputs.env = process_env();
   inputs.job_variables = env.catalog.job_variables();
-  RankEnvironment rank_env = rank_environment(inputs);
+  RankSetup rank_env = rank_setup(inputs);
   if (print_only) {
     for (const auto& note : rank_env.notes) std::cerr << "# " << note << "\n";
     for (const auto& [name, value] : rank_env.exports)

@@ -9,7 +9,7 @@
 #include "ezpz/doctor/checks.hpp"
 #include "ezpz/profile/detect.hpp"
 #include "ezpz/runtime/allocation.hpp"
-#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_setup.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -137,7 +137,7 @@ std::vector<Finding> check_rendezvous(const DoctorInputs& inputs) {
   const char* name = "rendezvous";
   const SystemProfile* profile = checked_profile(inputs);
   if (profile == nullptr) return {};
-  // The address and port every rank of this job would compute (runtime/rank_environment.hpp).
+  // The address and port every rank of this job would compute (runtime/rank_setup.hpp).
   long nodes = inputs.job ? inputs.job->spec.nodes->value : 1;
   Rendezvous rendezvous;
   try {

@@ -10,8 +10,8 @@
 #include "ezpz/util/embedded.hpp"
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/limits.hpp"
-#include "ezpz/util/node_codec.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/yaml_codec.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -95,13 +95,13 @@ bool Catalog::has_system(const std::string& name) const {
   return m_system_files.count(name) != 0;
 }
 
-Node Catalog::ProfileFile::parse() const {
+YamlNode Catalog::ProfileFile::parse() const {
   return tree.empty() ? parse_yaml(source) : decode_node(tree, source);
 }
 
-Node Catalog::load_merged(const std::string& name, size_t level, int depth) const {
-  Node node = m_system_files.at(name).at(level).parse();
-  const Node* extends = node.find("extends");
+YamlNode Catalog::load_merged(const std::string& name, size_t level, int depth) const {
+  YamlNode node = m_system_files.at(name).at(level).parse();
+  const YamlNode* extends = node.find("extends");
   if (extends == nullptr || !extends->is_scalar()) return node;
   bool self = extends->scalar == name;
   if (self && level + 1 >= m_system_files.at(name).size()) {
@@ -164,10 +164,10 @@ const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& wh
   if (file == m_scheduler_files.end())
     throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, scheduler_names()));
   Diagnostics diagnostics;
-  Node root = file->second.parse();
+  YamlNode root = file->second.parse();
   auto scheduler = std::make_unique<Scheduler>(read_scheduler(root, name, diagnostics));
   if (find_embedded(template_path(scheduler->template_name)) == nullptr) {
-    const Node* key = root.find("template");
+    const YamlNode* key = root.find("template");
     diagnostics.error(key ? key->loc : root.loc,
                       "no template '" + template_path(scheduler->template_name) + "' is built in",
                       "the built-in templates: batch (with directive lines), none");

@@ -42,14 +42,14 @@ class Catalog {
  private:
   // `level` indexes the files found for `name`, highest priority first: a profile that extends its
   // own name builds on the next one (a user's aurora.yaml extending the shipped aurora).
-  Node load_merged(const std::string& name, size_t level, int depth) const;
+  YamlNode load_merged(const std::string& name, size_t level, int depth) const;
 
   // A profile's text and, for compiled-in ones, its tree parsed at build time.
   struct ProfileFile {
     SourceRef source;
     std::string_view tree;
 
-    Node parse() const;
+    YamlNode parse() const;
   };
 
   std::map<std::string, std::vector<ProfileFile>> m_system_files;

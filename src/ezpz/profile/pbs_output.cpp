@@ -31,12 +31,12 @@ constexpr PbsExecCode k_pbs_exec_codes[] = {
 constexpr int k_pbs_substate_terminated = 91;
 
 // The fields of a qstat job that ezpz reads, and the JSON type each must have when present.
-struct PbsField {
+struct PbsAttribute {
   const char* key;
   bool (nlohmann::json::*is)() const noexcept;
   const char* type;
 };
-const PbsField k_pbs_fields[] = {
+const PbsAttribute k_pbs_fields[] = {
     {"job_state", &nlohmann::json::is_string, "a string"},
     {"comment", &nlohmann::json::is_string, "a string"},
     {"substate", &nlohmann::json::is_number_integer, "an integer"},

@@ -22,22 +22,23 @@ constexpr long k_max = std::numeric_limits<long>::max();
 struct Reader {
   Diagnostics& d;
 
-  void text(std::string& target, const Node& node, std::string_view what) {
+  void text(std::string& target, const YamlNode& node, std::string_view what) {
     if (auto value = read_string(node, what, d)) target = *value;
   }
-  void number(int& target, const Node& node, std::string_view what, long min, long max) {
+  void number(int& target, const YamlNode& node, std::string_view what, long min, long max) {
     if (auto value = read_int(node, what, min, max, d)) target = static_cast<int>(*value);
   }
-  void number(long& target, const Node& node, std::string_view what, long min) {
+  void number(long& target, const YamlNode& node, std::string_view what, long min) {
     if (auto value = read_int(node, what, min, k_max, d)) target = *value;
   }
-  void flag(bool& target, const Node& node, std::string_view what) {
+  void flag(bool& target, const YamlNode& node, std::string_view what) {
     if (auto value = read_bool(node, what, d)) target = *value;
   }
-  void list(std::vector<std::string>& target, const Node& node, std::string_view what) {
+  void list(std::vector<std::string>& target, const YamlNode& node, std::string_view what) {
     if (auto value = read_string_list(node, what, d)) target = *value;
   }
-  void choice(std::string& target, const Node& node, std::string_view what, const std::vector<std::string>& choices) {
+  void choice(std::string& target, const YamlNode& node, std::string_view what,
+              const std::vector<std::string>& choices) {
     if (!node.is_scalar() || std::find(choices.begin(), choices.end(), node.scalar) == choices.end()) {
       d.error(node.loc,
               "'" + std::string(what) + "' expects one of " + quoted_list(choices) + ", found " + node.describe(),
@@ -46,7 +47,7 @@ struct Reader {
     }
     target = node.scalar;
   }
-  void walltime(long& target, const Node& node, std::string_view what) {
+  void walltime(long& target, const YamlNode& node, std::string_view what) {
     std::string why;
     std::optional<long> seconds;
     if (node.is_scalar()) seconds = parse_walltime(node.scalar, &why);
@@ -56,7 +57,7 @@ struct Reader {
       d.error(node.loc, "invalid " + std::string(what) + " " + node.describe() + (why.empty() ? "" : ": " + why));
     }
   }
-  void int_list(std::vector<int>& target, const Node& node, std::string_view what) {
+  void int_list(std::vector<int>& target, const YamlNode& node, std::string_view what) {
     if (!node.is_sequence()) {
       d.error(node.loc, "'" + std::string(what) + "' expects a list of integers, found " + node.describe());
       return;
@@ -69,7 +70,7 @@ struct Reader {
   // Patterns are compiled where they are used (detection, job ids), not on every load: compiling a
   // std::regex costs more than rendering a script. tests/unit/profile checks every shipped pattern.
   // A regular expression, checked here: a bad one is an error at its place, not at its first use.
-  void regex(const Node& node, std::string_view what, std::string& target) {
+  void regex(const YamlNode& node, std::string_view what, std::string& target) {
     std::string pattern;
     text(pattern, node, what);
     if (std::string problem = regex_problem(pattern); !problem.empty()) {
@@ -79,7 +80,7 @@ struct Reader {
     target = pattern;
   }
   // A map of names to scalars; null values are kept as "remove" markers.
-  void templates(NamedTemplates& target, const Node& node, std::string_view what) {
+  void templates(NamedTemplates& target, const YamlNode& node, std::string_view what) {
     if (!expect_map(node, what, d)) return;
     for (const auto& entry : node.entries) {
       if (entry.value.is_null()) {
@@ -90,7 +91,7 @@ struct Reader {
     }
   }
   // A map of names to strings, in order. With `environment`, the names are environment variables.
-  void variables(std::vector<std::pair<std::string, std::string>>& target, const Node& node, std::string_view what,
+  void variables(std::vector<std::pair<std::string, std::string>>& target, const YamlNode& node, std::string_view what,
                  bool environment = false) {
     if (!expect_map(node, what, d)) return;
     for (const auto& entry : node.entries) {
@@ -108,24 +109,24 @@ struct Reader {
   }
 };
 
-void read_devices(Devices& devices, const Node& node, Reader& r) {
+void read_devices(Devices& devices, const YamlNode& node, Reader& r) {
   read_section(node, "node.devices",
                {
                    {"kind",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       std::string kind = device_kind_name(devices.kind);
                       r.choice(kind, n, "node.devices.kind", device_kind_names());
                       devices.kind = parse_device_kind(kind).value_or(devices.kind);
                     }},
                    {"count",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       r.number(devices.count, n, "node.devices.count", 1, 1024);
                       devices.count_loc = n.loc;
                     }},
-                   {"visibility", [&](const Node& n) { r.text(devices.visibility, n, "node.devices.visibility"); }},
-                   {"order", [&](const Node& n) { r.int_list(devices.order, n, "node.devices.order"); }},
+                   {"visibility", [&](const YamlNode& n) { r.text(devices.visibility, n, "node.devices.visibility"); }},
+                   {"order", [&](const YamlNode& n) { r.int_list(devices.order, n, "node.devices.order"); }},
                    {"select",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       r.choice(devices.select, n, "node.devices.select", {"mask", "index", "launcher"});
                     }},
                },
@@ -145,31 +146,31 @@ void read_devices(Devices& devices, const Node& node, Reader& r) {
   }
 }
 
-void read_node(NodeShape& shape, const Node& node, Reader& r) {
+void read_node_shape(NodeShape& shape, const YamlNode& node, Reader& r) {
   shape.loc = node.loc;
   read_section(
       node, "node",
       {
-          {"sockets", [&](const Node& n) { r.number(shape.sockets, n, "node.sockets", 1, 64); }},
+          {"sockets", [&](const YamlNode& n) { r.number(shape.sockets, n, "node.sockets", 1, 64); }},
           {"cores_per_socket",
-           [&](const Node& n) { r.number(shape.cores_per_socket, n, "node.cores_per_socket", 1, 4096); }},
+           [&](const YamlNode& n) { r.number(shape.cores_per_socket, n, "node.cores_per_socket", 1, 4096); }},
           {"threads_per_core",
-           [&](const Node& n) { r.number(shape.threads_per_core, n, "node.threads_per_core", 1, 16); }},
-          {"reserved_cores", [&](const Node& n) { r.int_list(shape.reserved_cores, n, "node.reserved_cores"); }},
-          {"service_cores", [&](const Node& n) { r.int_list(shape.service_cores, n, "node.service_cores"); }},
-          {"node_local", [&](const Node& n) { r.text(shape.node_local, n, "node.node_local"); }},
+           [&](const YamlNode& n) { r.number(shape.threads_per_core, n, "node.threads_per_core", 1, 16); }},
+          {"reserved_cores", [&](const YamlNode& n) { r.int_list(shape.reserved_cores, n, "node.reserved_cores"); }},
+          {"service_cores", [&](const YamlNode& n) { r.int_list(shape.service_cores, n, "node.service_cores"); }},
+          {"node_local", [&](const YamlNode& n) { r.text(shape.node_local, n, "node.node_local"); }},
           {"node_local_directives",
-           [&](const Node& n) { r.templates(shape.node_local_directives, n, "node.node_local_directives"); }},
-          {"devices", [&](const Node& n) { read_devices(shape.devices, n, r); }},
+           [&](const YamlNode& n) { r.templates(shape.node_local_directives, n, "node.node_local_directives"); }},
+          {"devices", [&](const YamlNode& n) { read_devices(shape.devices, n, r); }},
       },
       r.d);
 }
 
-void read_cpu_bind(Launcher& launcher, const Node& node, Reader& r) {
+void read_cpu_bind(Launcher& launcher, const YamlNode& node, Reader& r) {
   launcher.cpu_bind_loc = node.loc;
   if (!expect_map(node, "launcher.cpu_bind", r.d)) return;
   for (const auto& entry : node.entries) {
-    Node key = make_scalar(entry.key, entry.key_loc);
+    YamlNode key = make_scalar(entry.key, entry.key_loc);
     auto ranks = read_int(key, "launcher.cpu_bind key (ranks per node)", 1, 4096, r.d);
     auto binding = read_string(entry.value, "launcher.cpu_bind." + entry.key, r.d);
     if (ranks && binding) launcher.cpu_bind[*ranks] = *binding;
@@ -177,7 +178,7 @@ void read_cpu_bind(Launcher& launcher, const Node& node, Reader& r) {
 }
 
 // filesystem name → option groups, e.g. {daos_user_fs: ["--no-vni"]}.
-void read_filesystem_args(Launcher& launcher, const Node& node, Reader& r) {
+void read_filesystem_args(Launcher& launcher, const YamlNode& node, Reader& r) {
   if (!expect_map(node, "launcher.filesystem_args", r.d)) return;
   for (const auto& entry : node.entries) {
     if (entry.value.is_null()) continue;
@@ -187,42 +188,44 @@ void read_filesystem_args(Launcher& launcher, const Node& node, Reader& r) {
   }
 }
 
-void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
+void read_launcher(Launcher& launcher, const YamlNode& node, Reader& r) {
   read_section(
       node, "launcher",
       {
           {"kind",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              std::string kind = launcher_kind_name(launcher.kind);
              r.choice(kind, n, "launcher.kind", launcher_kind_names());
              launcher.kind = parse_launcher_kind(kind).value_or(launcher.kind);
            }},
-          {"family", [&](const Node& n) { r.choice(launcher.family, n, "launcher.family", launcher_family_names()); }},
-          {"args", [&](const Node& n) { r.list(launcher.args, n, "launcher.args"); }},
-          {"multi_node_args", [&](const Node& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
+          {"family",
+           [&](const YamlNode& n) { r.choice(launcher.family, n, "launcher.family", launcher_family_names()); }},
+          {"args", [&](const YamlNode& n) { r.list(launcher.args, n, "launcher.args"); }},
+          {"multi_node_args",
+           [&](const YamlNode& n) { r.list(launcher.multi_node_args, n, "launcher.multi_node_args"); }},
           {"cpu_unit",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              r.choice(launcher.cpu_unit, n, "launcher.cpu_unit", {"core", "thread"});
            }},
-          {"cpu_bind", [&](const Node& n) { read_cpu_bind(launcher, n, r); }},
+          {"cpu_bind", [&](const YamlNode& n) { read_cpu_bind(launcher, n, r); }},
           {"cpu_bind_default",
-           [&](const Node& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
-          {"rank_wrapper", [&](const Node& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
-          {"env_option", [&](const Node& n) { r.text(launcher.env_option, n, "launcher.env_option"); }},
-          {"env_names", [&](const Node& n) { r.list(launcher.env_names, n, "launcher.env_names"); }},
-          {"filesystem_args", [&](const Node& n) { read_filesystem_args(launcher, n, r); }},
-          {"hosts_option", [&](const Node& n) { r.text(launcher.hosts_option, n, "launcher.hosts_option"); }},
+           [&](const YamlNode& n) { r.text(launcher.cpu_bind_default, n, "launcher.cpu_bind_default"); }},
+          {"rank_wrapper", [&](const YamlNode& n) { r.flag(launcher.rank_wrapper, n, "launcher.rank_wrapper"); }},
+          {"env_option", [&](const YamlNode& n) { r.text(launcher.env_option, n, "launcher.env_option"); }},
+          {"env_names", [&](const YamlNode& n) { r.list(launcher.env_names, n, "launcher.env_names"); }},
+          {"filesystem_args", [&](const YamlNode& n) { read_filesystem_args(launcher, n, r); }},
+          {"hosts_option", [&](const YamlNode& n) { r.text(launcher.hosts_option, n, "launcher.hosts_option"); }},
       },
       r.d);
   if (node.is_map() && !node.find("kind"))
     r.d.error(node.loc, "missing 'launcher.kind'", "one of " + quoted_list(launcher_kind_names(), ", "));
   if (node.is_map() && !node.find("args")) r.d.error(node.loc, "missing 'launcher.args': the launch command");
-  if (const Node* option = node.is_map() ? node.find("env_option") : nullptr;
+  if (const YamlNode* option = node.is_map() ? node.find("env_option") : nullptr;
       option && !launcher.env_option.empty() && launcher.env_option.find("{name}") == std::string::npos) {
     r.d.error(option->loc, "'launcher.env_option' must contain '{name}', found '" + launcher.env_option + "'",
               "the option group that passes one variable to the ranks, e.g. \"-x {name}\"");
   }
-  if (const Node* names = node.is_map() ? node.find("env_names") : nullptr) {
+  if (const YamlNode* names = node.is_map() ? node.find("env_names") : nullptr) {
     for (const auto& name : launcher.env_names) {
       if (!valid_env_name(name)) {
         r.d.error(names->loc, "'launcher.env_names' holds '" + name + "', which is not a variable name",
@@ -232,33 +235,34 @@ void read_launcher(Launcher& launcher, const Node& node, Reader& r) {
   }
 }
 
-void read_failure_pattern(FailurePattern& pattern, const Node& node, const std::string& what, Reader& r) {
+void read_failure_pattern(FailurePattern& pattern, const YamlNode& node, const std::string& what, Reader& r) {
   pattern.loc = node.loc;
-  read_section(node, what,
-               {
-                   {"name", [&](const Node& n) { r.text(pattern.name, n, what + ".name"); }},
-                   {"regex", [&](const Node& n) { r.regex(n, what + ".regex", pattern.regex); }},
-                   {"host_group", [&](const Node& n) { r.number(pattern.host_group, n, what + ".host_group", 0, 99); }},
-                   {"host_is",
-                    [&](const Node& n) {
-                      r.choice(pattern.host_is, n, what + ".host_is", {"name", "address"});
-                    }},
-                   {"proves", [&](const Node& n) { r.flag(pattern.proves, n, what + ".proves"); }},
-               },
-               r.d);
+  read_section(
+      node, what,
+      {
+          {"name", [&](const YamlNode& n) { r.text(pattern.name, n, what + ".name"); }},
+          {"regex", [&](const YamlNode& n) { r.regex(n, what + ".regex", pattern.regex); }},
+          {"host_group", [&](const YamlNode& n) { r.number(pattern.host_group, n, what + ".host_group", 0, 99); }},
+          {"host_is",
+           [&](const YamlNode& n) {
+             r.choice(pattern.host_is, n, what + ".host_is", {"name", "address"});
+           }},
+          {"proves", [&](const YamlNode& n) { r.flag(pattern.proves, n, what + ".proves"); }},
+      },
+      r.d);
   if (node.is_map() && !node.find("regex")) r.d.error(node.loc, "missing '" + what + ".regex': the line to look for");
 }
 
-void read_failover(Failover& failover, const Node& node, Reader& r) {
+void read_failover(Failover& failover, const YamlNode& node, Reader& r) {
   read_section(node, "failover",
                {
                    {"node_key",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       failover.node_key_loc = n.loc;
                       r.regex(n, "failover.node_key", failover.node_key);
                     }},
                    {"patterns",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       if (!n.is_sequence()) {
                         r.d.error(n.loc, "'failover.patterns' expects a list of patterns, found " + n.describe());
                         return;
@@ -274,23 +278,23 @@ void read_failover(Failover& failover, const Node& node, Reader& r) {
                r.d);
 }
 
-void read_node_state(NodeStateQuery& query, const Node& node, Reader& r) {
+void read_node_state(NodeStateQuery& query, const YamlNode& node, Reader& r) {
   read_section(node, "node_state",
                {
-                   {"command", [&](const Node& n) { r.list(query.command, n, "node_state.command"); }},
+                   {"command", [&](const YamlNode& n) { r.list(query.command, n, "node_state.command"); }},
                    {"format",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       r.choice(query.format, n, "node_state.format", output_format_names(OutputKind::node_states));
                     }},
-                   {"bad", [&](const Node& n) { r.list(query.bad, n, "node_state.bad"); }},
-                   {"job_nodes", [&](const Node& n) { r.list(query.job_nodes, n, "node_state.job_nodes"); }},
+                   {"bad", [&](const YamlNode& n) { r.list(query.bad, n, "node_state.bad"); }},
+                   {"job_nodes", [&](const YamlNode& n) { r.list(query.job_nodes, n, "node_state.job_nodes"); }},
                },
                r.d);
   if (node.is_map() && (!node.find("command") || !node.find("format")))
     r.d.error(node.loc, "'node_state' needs 'command' and 'format'");
 }
 
-void read_walltime_steps(Queue& queue, const Node& node, Reader& r) {
+void read_walltime_steps(Queue& queue, const YamlNode& node, Reader& r) {
   std::string what = "queues." + queue.name + ".walltime_by_nodes";
   if (!node.is_sequence()) {
     r.d.error(node.loc, "'" + what + "' expects a list of {max_nodes, max_walltime}, found " + node.describe());
@@ -298,17 +302,18 @@ void read_walltime_steps(Queue& queue, const Node& node, Reader& r) {
   }
   for (const auto& item : node.items) {
     WalltimeStep step{0, 0};
-    read_section(item, what,
-                 {
-                     {"max_nodes", [&](const Node& n) { r.number(step.max_nodes, n, what + ".max_nodes", 1); }},
-                     {"max_walltime", [&](const Node& n) { r.walltime(step.max_walltime, n, what + ".max_walltime"); }},
-                 },
-                 r.d);
+    read_section(
+        item, what,
+        {
+            {"max_nodes", [&](const YamlNode& n) { r.number(step.max_nodes, n, what + ".max_nodes", 1); }},
+            {"max_walltime", [&](const YamlNode& n) { r.walltime(step.max_walltime, n, what + ".max_walltime"); }},
+        },
+        r.d);
     if (step.max_nodes > 0 && step.max_walltime > 0) queue.walltime_by_nodes.push_back(step);
   }
 }
 
-void read_caps(Queue& queue, const Node& node, Reader& r) {
+void read_caps(Queue& queue, const YamlNode& node, Reader& r) {
   std::string what = "queues." + queue.name + ".caps";
   if (!expect_map(node, what, r.d)) return;
   std::vector<std::string> kinds;
@@ -325,7 +330,7 @@ void read_caps(Queue& queue, const Node& node, Reader& r) {
   }
 }
 
-void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
+void read_queues(std::vector<Queue>& queues, const YamlNode& node, Reader& r) {
   if (!expect_map(node, "queues", r.d)) return;
   for (const auto& entry : node.entries) {
     if (entry.value.is_null()) continue;
@@ -336,21 +341,21 @@ void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
     long max_nodes = 0;
     long max_walltime = 0;
     long min_walltime = 0;
-    read_section(
-        entry.value, what,
-        {
-            {"description", [&](const Node& n) { r.text(queue.description, n, what + ".description"); }},
-            {"min_nodes", [&](const Node& n) { r.number(queue.min_nodes, n, what + ".min_nodes", 1); }},
-            {"max_nodes", [&](const Node& n) { r.number(max_nodes, n, what + ".max_nodes", 1); }},
-            {"max_walltime", [&](const Node& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
-            {"min_walltime", [&](const Node& n) { r.walltime(min_walltime, n, what + ".min_walltime"); }},
-            {"by_request", [&](const Node& n) { r.flag(queue.by_request, n, what + ".by_request"); }},
-            {"ranks_per_node", [&](const Node& n) { r.int_list(queue.ranks_per_node, n, what + ".ranks_per_node"); }},
-            {"caps", [&](const Node& n) { read_caps(queue, n, r); }},
-            {"walltime_by_nodes", [&](const Node& n) { read_walltime_steps(queue, n, r); }},
-            {"directives", [&](const Node& n) { r.templates(queue.directives, n, what + ".directives"); }},
-        },
-        r.d);
+    read_section(entry.value, what,
+                 {
+                     {"description", [&](const YamlNode& n) { r.text(queue.description, n, what + ".description"); }},
+                     {"min_nodes", [&](const YamlNode& n) { r.number(queue.min_nodes, n, what + ".min_nodes", 1); }},
+                     {"max_nodes", [&](const YamlNode& n) { r.number(max_nodes, n, what + ".max_nodes", 1); }},
+                     {"max_walltime", [&](const YamlNode& n) { r.walltime(max_walltime, n, what + ".max_walltime"); }},
+                     {"min_walltime", [&](const YamlNode& n) { r.walltime(min_walltime, n, what + ".min_walltime"); }},
+                     {"by_request", [&](const YamlNode& n) { r.flag(queue.by_request, n, what + ".by_request"); }},
+                     {"ranks_per_node",
+                      [&](const YamlNode& n) { r.int_list(queue.ranks_per_node, n, what + ".ranks_per_node"); }},
+                     {"caps", [&](const YamlNode& n) { read_caps(queue, n, r); }},
+                     {"walltime_by_nodes", [&](const YamlNode& n) { read_walltime_steps(queue, n, r); }},
+                     {"directives", [&](const YamlNode& n) { r.templates(queue.directives, n, what + ".directives"); }},
+                 },
+                 r.d);
     if (max_nodes > 0) queue.max_nodes = max_nodes;
     if (max_walltime > 0) queue.max_walltime = max_walltime;
     if (min_walltime > 0) queue.min_walltime = min_walltime;
@@ -358,11 +363,11 @@ void read_queues(std::vector<Queue>& queues, const Node& node, Reader& r) {
   }
 }
 
-void read_detect(DetectRules& detect, const Node& node, Reader& r) {
+void read_detect(DetectRules& detect, const YamlNode& node, Reader& r) {
   read_section(node, "detect",
                {
                    {"env",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       if (!expect_map(n, "detect.env", r.d)) return;
                       for (const auto& entry : n.entries) {
                         if (entry.value.is_null()) continue;
@@ -372,7 +377,7 @@ void read_detect(DetectRules& detect, const Node& node, Reader& r) {
                       }
                     }},
                    {"hostname",
-                    [&](const Node& n) {
+                    [&](const YamlNode& n) {
                       if (!n.is_sequence()) {
                         r.d.error(n.loc,
                                   "'detect.hostname' expects a list of regular expressions, found " + n.describe());
@@ -384,23 +389,23 @@ void read_detect(DetectRules& detect, const Node& node, Reader& r) {
                         detect.hostname.push_back(pattern);
                       }
                     }},
-                   {"fallback", [&](const Node& n) { r.number(detect.fallback, n, "detect.fallback", 0, 9); }},
+                   {"fallback", [&](const YamlNode& n) { r.number(detect.fallback, n, "detect.fallback", 0, 9); }},
                },
                r.d);
 }
 
-void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
+void read_backend_env(BackendEnv& env, const YamlNode& node, Reader& r) {
   read_section(
       node, "backend_env",
       {
-          {"always", [&](const Node& n) { r.variables(env.always, n, "backend_env.always", true); }},
-          {"single_node", [&](const Node& n) { r.variables(env.single_node, n, "backend_env.single_node", true); }},
-          {"multi_node", [&](const Node& n) { r.variables(env.multi_node, n, "backend_env.multi_node", true); }},
+          {"always", [&](const YamlNode& n) { r.variables(env.always, n, "backend_env.always", true); }},
+          {"single_node", [&](const YamlNode& n) { r.variables(env.single_node, n, "backend_env.single_node", true); }},
+          {"multi_node", [&](const YamlNode& n) { r.variables(env.multi_node, n, "backend_env.multi_node", true); }},
           {"by_ranks_per_node",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              if (!expect_map(n, "backend_env.by_ranks_per_node", r.d)) return;
              for (const auto& entry : n.entries) {
-               Node key = make_scalar(entry.key, entry.key_loc);
+               YamlNode key = make_scalar(entry.key, entry.key_loc);
                auto ranks = read_int(key, "backend_env.by_ranks_per_node key (ranks per node)", 1, 4096, r.d);
                std::vector<std::pair<std::string, std::string>> vars;
                r.variables(vars, entry.value, "backend_env.by_ranks_per_node." + entry.key, true);
@@ -412,7 +417,7 @@ void read_backend_env(BackendEnv& env, const Node& node, Reader& r) {
 }
 
 // A getopt string ("ab:c::"): each letter, then ':' for a value, '::' for an optional one.
-void read_getopt_string(std::map<char, OptionTable::Value>& target, const Node& node, Reader& r) {
+void read_getopt_string(std::map<char, OptionTable::Value>& target, const YamlNode& node, Reader& r) {
   std::string text;
   r.text(text, node, "options.short");
   for (size_t i = 0; i < text.size(); ++i) {
@@ -430,9 +435,9 @@ void read_getopt_string(std::map<char, OptionTable::Value>& target, const Node& 
   }
 }
 
-void read_long_options(std::map<std::string, OptionTable::Value>& target, const Node& node, Reader& r) {
+void read_long_options(std::map<std::string, OptionTable::Value>& target, const YamlNode& node, Reader& r) {
   auto kind = [&](OptionTable::Value value, const char* what) {
-    return [&target, &r, value, what](const Node& n) {
+    return [&target, &r, value, what](const YamlNode& n) {
       std::vector<std::string> names;
       r.list(names, n, what);
       for (const auto& name : names) target[name] = value;
@@ -447,28 +452,29 @@ void read_long_options(std::map<std::string, OptionTable::Value>& target, const 
                r.d);
 }
 
-void read_options(OptionTable& table, const Node& node, Reader& r) {
-  read_section(node, "options",
-               {
-                   {"short", [&](const Node& n) { read_getopt_string(table.short_options, n, r); }},
-                   {"long", [&](const Node& n) { read_long_options(table.long_options, n, r); }},
-                   {"long_prefixes", [&](const Node& n) { r.flag(table.long_prefixes, n, "options.long_prefixes"); }},
-                   {"lists", [&](const Node& n) { r.list(table.lists, n, "options.lists"); }},
-                   {"list_names_ignore_case",
-                    [&](const Node& n) { r.flag(table.list_names_ignore_case, n, "options.list_names_ignore_case"); }},
-                   {"same_as",
-                    [&](const Node& n) {
-                      std::vector<std::pair<std::string, std::string>> spellings;
-                      r.variables(spellings, n, "options.same_as");
-                      table.same_as.insert(spellings.begin(), spellings.end());
-                    }},
-               },
-               r.d);
+void read_options(OptionTable& table, const YamlNode& node, Reader& r) {
+  read_section(
+      node, "options",
+      {
+          {"short", [&](const YamlNode& n) { read_getopt_string(table.short_options, n, r); }},
+          {"long", [&](const YamlNode& n) { read_long_options(table.long_options, n, r); }},
+          {"long_prefixes", [&](const YamlNode& n) { r.flag(table.long_prefixes, n, "options.long_prefixes"); }},
+          {"lists", [&](const YamlNode& n) { r.list(table.lists, n, "options.lists"); }},
+          {"list_names_ignore_case",
+           [&](const YamlNode& n) { r.flag(table.list_names_ignore_case, n, "options.list_names_ignore_case"); }},
+          {"same_as",
+           [&](const YamlNode& n) {
+             std::vector<std::pair<std::string, std::string>> spellings;
+             r.variables(spellings, n, "options.same_as");
+             table.same_as.insert(spellings.begin(), spellings.end());
+           }},
+      },
+      r.d);
 }
 
-void check_required_keys(const Node& root, const std::vector<std::string>& keys, Diagnostics& d) {
+void check_required_keys(const YamlNode& root, const std::vector<std::string>& keys, Diagnostics& d) {
   for (const auto& key : keys) {
-    const Node* value = root.find(key);
+    const YamlNode* value = root.find(key);
     if (value == nullptr || value->is_null())
       d.error(SourceLoc{root.loc.file, 0, 0, 1}, "missing required key '" + key + "'");
   }
@@ -476,7 +482,7 @@ void check_required_keys(const Node& root, const std::vector<std::string>& keys,
 
 }  // namespace
 
-SystemProfile read_system_profile(const Node& root, const std::string& name, Diagnostics& d) {
+SystemProfile read_system_profile(const YamlNode& root, const std::string& name, Diagnostics& d) {
   SystemProfile p;
   p.name = name;
   Reader r{d};
@@ -485,19 +491,19 @@ SystemProfile read_system_profile(const Node& root, const std::string& name, Dia
   bool is_map = read_section(
       root, "profile",
       {
-          {"description", [&](const Node& n) { r.text(p.description, n, "description"); }},
-          {"extends", [&](const Node& n) { r.text(p.extends, n, "extends"); }},
-          {"scheduler", [&](const Node& n) { r.text(p.scheduler, n, "scheduler"); }},
-          {"audited", [&](const Node& n) { r.text(p.audited, n, "audited"); }},
-          {"sources", [&](const Node& n) { r.list(p.sources, n, "sources"); }},
-          {"unverified", [&](const Node& n) { r.list(p.unverified, n, "unverified"); }},
-          {"notes", [&](const Node& n) { r.list(p.notes, n, "notes"); }},
-          {"detect", [&](const Node& n) { read_detect(p.detect, n, r); }},
-          {"node", [&](const Node& n) { read_node(p.node, n, r); }},
-          {"launcher", [&](const Node& n) { read_launcher(p.launcher, n, r); }},
-          {"queues", [&](const Node& n) { read_queues(p.queues, n, r); }},
+          {"description", [&](const YamlNode& n) { r.text(p.description, n, "description"); }},
+          {"extends", [&](const YamlNode& n) { r.text(p.extends, n, "extends"); }},
+          {"scheduler", [&](const YamlNode& n) { r.text(p.scheduler, n, "scheduler"); }},
+          {"audited", [&](const YamlNode& n) { r.text(p.audited, n, "audited"); }},
+          {"sources", [&](const YamlNode& n) { r.list(p.sources, n, "sources"); }},
+          {"unverified", [&](const YamlNode& n) { r.list(p.unverified, n, "unverified"); }},
+          {"notes", [&](const YamlNode& n) { r.list(p.notes, n, "notes"); }},
+          {"detect", [&](const YamlNode& n) { read_detect(p.detect, n, r); }},
+          {"node", [&](const YamlNode& n) { read_node_shape(p.node, n, r); }},
+          {"launcher", [&](const YamlNode& n) { read_launcher(p.launcher, n, r); }},
+          {"queues", [&](const YamlNode& n) { read_queues(p.queues, n, r); }},
           {"required",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              r.list(p.required, n, "required");
              for (const auto& item : n.items) {
                if (item.is_scalar() && std::find(spec_keys.begin(), spec_keys.end(), item.scalar) == spec_keys.end()) {
@@ -506,16 +512,16 @@ SystemProfile read_system_profile(const Node& root, const std::string& name, Dia
                }
              }
            }},
-          {"filesystems", [&](const Node& n) { r.list(p.filesystems, n, "filesystems"); }},
-          {"defaults", [&](const Node& n) { p.defaults = read_job_spec(n, OriginKind::profile, d); }},
-          {"module_use", [&](const Node& n) { r.list(p.module_use, n, "module_use"); }},
-          {"directives", [&](const Node& n) { r.templates(p.directives, n, "directives"); }},
-          {"shell", [&](const Node& n) { r.text(p.shell, n, "shell"); }},
-          {"backend_env", [&](const Node& n) { read_backend_env(p.backend_env, n, r); }},
-          {"master_addr", [&](const Node& n) { r.text(p.master_addr, n, "master_addr"); }},
-          {"failover", [&](const Node& n) { read_failover(p.failover, n, r); }},
+          {"filesystems", [&](const YamlNode& n) { r.list(p.filesystems, n, "filesystems"); }},
+          {"defaults", [&](const YamlNode& n) { p.defaults = read_job_spec(n, OriginKind::profile, d); }},
+          {"module_use", [&](const YamlNode& n) { r.list(p.module_use, n, "module_use"); }},
+          {"directives", [&](const YamlNode& n) { r.templates(p.directives, n, "directives"); }},
+          {"shell", [&](const YamlNode& n) { r.text(p.shell, n, "shell"); }},
+          {"backend_env", [&](const YamlNode& n) { read_backend_env(p.backend_env, n, r); }},
+          {"master_addr", [&](const YamlNode& n) { r.text(p.master_addr, n, "master_addr"); }},
+          {"failover", [&](const YamlNode& n) { read_failover(p.failover, n, r); }},
           {"master_port",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              long port = 0;
              r.number(port, n, "master_port", 1);
              if (port > 0) p.master_port = port;
@@ -533,7 +539,7 @@ namespace {
 const std::vector<std::string> k_status_columns = {"state", "exit_code", "reason", "-"};
 
 // job_env: key → a variable name or a list of them (the first one set wins).
-void read_job_env(std::map<std::string, std::vector<std::string>>& target, const Node& node, Reader& r) {
+void read_job_env(std::map<std::string, std::vector<std::string>>& target, const YamlNode& node, Reader& r) {
   if (!expect_map(node, "job_env", r.d)) return;
   for (const auto& entry : node.entries) {
     std::string what = "job_env." + entry.key;
@@ -545,13 +551,13 @@ void read_job_env(std::map<std::string, std::vector<std::string>>& target, const
       continue;
     }
     std::vector<std::string> names;
-    std::vector<const Node*> nodes;
+    std::vector<const YamlNode*> nodes;
     if (entry.value.is_sequence()) {
       for (const auto& item : entry.value.items) nodes.push_back(&item);
     } else {
       nodes.push_back(&entry.value);
     }
-    for (const Node* item : nodes) {
+    for (const YamlNode* item : nodes) {
       auto name = read_string(*item, what, r.d);
       if (name && !valid_env_name(*name)) {
         r.d.error(item->loc, "'" + what + "' holds '" + printable(*name) + "', which is not a variable name");
@@ -565,7 +571,7 @@ void read_job_env(std::map<std::string, std::vector<std::string>>& target, const
 
 }  // namespace
 
-Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics& d) {
+Scheduler read_scheduler(const YamlNode& root, const std::string& name, Diagnostics& d) {
   Scheduler s;
   s.name = name;
   s.template_name = name;
@@ -574,34 +580,34 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
   read_section(
       root, "scheduler",
       {
-          {"description", [&](const Node& n) { r.text(s.description, n, "description"); }},
-          {"template", [&](const Node& n) { r.text(s.template_name, n, "template"); }},
-          {"directive_prefix", [&](const Node& n) { r.text(s.directive_prefix, n, "directive_prefix"); }},
-          {"directives", [&](const Node& n) { r.templates(s.directives, n, "directives"); }},
+          {"description", [&](const YamlNode& n) { r.text(s.description, n, "description"); }},
+          {"template", [&](const YamlNode& n) { r.text(s.template_name, n, "template"); }},
+          {"directive_prefix", [&](const YamlNode& n) { r.text(s.directive_prefix, n, "directive_prefix"); }},
+          {"directives", [&](const YamlNode& n) { r.templates(s.directives, n, "directives"); }},
           {"mail_events",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              std::vector<std::pair<std::string, std::string>> events;
              r.variables(events, n, "mail_events");
              s.mail_events.insert(events.begin(), events.end());
            }},
           {"mail_events_separator",
-           [&](const Node& n) { r.text(s.mail_events_separator, n, "mail_events_separator"); }},
-          {"workdir_variable", [&](const Node& n) { r.text(s.workdir_variable, n, "workdir_variable"); }},
-          {"job_env", [&](const Node& n) { read_job_env(s.job_env, n, r); }},
-          {"submit", [&](const Node& n) { r.list(s.submit, n, "submit"); }},
-          {"submit_hold", [&](const Node& n) { r.list(s.submit_hold, n, "submit_hold"); }},
+           [&](const YamlNode& n) { r.text(s.mail_events_separator, n, "mail_events_separator"); }},
+          {"workdir_variable", [&](const YamlNode& n) { r.text(s.workdir_variable, n, "workdir_variable"); }},
+          {"job_env", [&](const YamlNode& n) { read_job_env(s.job_env, n, r); }},
+          {"submit", [&](const YamlNode& n) { r.list(s.submit, n, "submit"); }},
+          {"submit_hold", [&](const YamlNode& n) { r.list(s.submit_hold, n, "submit_hold"); }},
           {"status_format",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              r.choice(s.status_format, n, "status_format", output_format_names(OutputKind::job_status));
            }},
-          {"status_fallback", [&](const Node& n) { r.list(s.status_fallback, n, "status_fallback"); }},
+          {"status_fallback", [&](const YamlNode& n) { r.list(s.status_fallback, n, "status_fallback"); }},
           {"status_fallback_format",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              r.choice(s.status_fallback_format, n, "status_fallback_format",
                       output_format_names(OutputKind::job_status));
            }},
           {"states",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              std::vector<std::pair<std::string, std::string>> states;
              r.variables(states, n, "states");
              for (const auto& entry : n.entries) {
@@ -611,7 +617,7 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
              }
            }},
           {"status_columns",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              r.list(s.status_columns, n, "status_columns");
              for (const auto& column : s.status_columns) {
                if (std::find(k_status_columns.begin(), k_status_columns.end(), column) == k_status_columns.end()) {
@@ -620,18 +626,18 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                }
              }
            }},
-          {"unknown_job", [&](const Node& n) { r.list(s.unknown_job, n, "unknown_job"); }},
-          {"never_starts", [&](const Node& n) { r.list(s.never_starts, n, "never_starts"); }},
-          {"held_reasons", [&](const Node& n) { r.list(s.held_reasons, n, "held_reasons"); }},
-          {"default_output", [&](const Node& n) { r.text(s.default_output, n, "default_output"); }},
-          {"default_error", [&](const Node& n) { r.text(s.default_error, n, "default_error"); }},
-          {"output_note", [&](const Node& n) { r.text(s.output_note, n, "output_note"); }},
-          {"job_id_pattern", [&](const Node& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
-          {"status", [&](const Node& n) { r.list(s.status, n, "status"); }},
-          {"cancel", [&](const Node& n) { r.list(s.cancel, n, "cancel"); }},
-          {"ping", [&](const Node& n) { r.list(s.ping, n, "ping"); }},
+          {"unknown_job", [&](const YamlNode& n) { r.list(s.unknown_job, n, "unknown_job"); }},
+          {"never_starts", [&](const YamlNode& n) { r.list(s.never_starts, n, "never_starts"); }},
+          {"held_reasons", [&](const YamlNode& n) { r.list(s.held_reasons, n, "held_reasons"); }},
+          {"default_output", [&](const YamlNode& n) { r.text(s.default_output, n, "default_output"); }},
+          {"default_error", [&](const YamlNode& n) { r.text(s.default_error, n, "default_error"); }},
+          {"output_note", [&](const YamlNode& n) { r.text(s.output_note, n, "output_note"); }},
+          {"job_id_pattern", [&](const YamlNode& n) { r.regex(n, "job_id_pattern", s.job_id_pattern); }},
+          {"status", [&](const YamlNode& n) { r.list(s.status, n, "status"); }},
+          {"cancel", [&](const YamlNode& n) { r.list(s.cancel, n, "cancel"); }},
+          {"ping", [&](const YamlNode& n) { r.list(s.ping, n, "ping"); }},
           {"joins",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              r.variables(s.joins, n, "joins");
              for (const auto& [directive, file] : s.joins) {
                if (file != "output" && file != "error") {
@@ -639,16 +645,16 @@ Scheduler read_scheduler(const Node& root, const std::string& name, Diagnostics&
                }
              }
            }},
-          {"node_state", [&](const Node& n) { read_node_state(s.node_state, n, r); }},
-          {"options", [&](const Node& n) { read_options(s.options, n, r); }},
+          {"node_state", [&](const YamlNode& n) { read_node_state(s.node_state, n, r); }},
+          {"options", [&](const YamlNode& n) { read_options(s.options, n, r); }},
           {"value_rules",
-           [&](const Node& n) {
+           [&](const YamlNode& n) {
              if (!expect_map(n, "value_rules", d)) return;
              for (const auto& entry : n.entries) {
                read_section(entry.value, "value_rules." + entry.key,
                             {
                                 {"max_length",
-                                 [&](const Node& v) {
+                                 [&](const YamlNode& v) {
                                    long length = 0;
                                    r.number(length, v, "value_rules." + entry.key + ".max_length", 1);
                                    if (length > 0) s.max_length[entry.key] = length;

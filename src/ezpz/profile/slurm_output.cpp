@@ -23,8 +23,8 @@ std::optional<int> slurm_code(std::string_view text) {
 }
 
 // A Slurm job from its KEY=VALUE fields (scontrol's words, or sacct's columns by their scontrol names).
-using SlurmFields = std::map<std::string, std::string>;
-bool slurm_status(const Scheduler& scheduler, const SlurmFields& fields, JobStatus& status) {
+using SlurmKeyValues = std::map<std::string, std::string>;
+bool slurm_status(const Scheduler& scheduler, const SlurmKeyValues& fields, JobStatus& status) {
   auto job_state = fields.find("JobState");
   if (job_state == fields.end()) return false;
   status.scheduler_state = job_state->second;
@@ -69,7 +69,7 @@ bool slurm_status(const Scheduler& scheduler, const SlurmFields& fields, JobStat
 
 // scontrol -o show job ID: one line of KEY=VALUE words; JobState=COMPLETED ExitCode=0:0 (code:signal).
 bool slurm_scontrol_status(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
-  SlurmFields fields;
+  SlurmKeyValues fields;
   for (const auto& word : split_words(trim(out))) {
     auto equals = word.find('=');
     if (equals != std::string::npos) fields[word.substr(0, equals)] = word.substr(equals + 1);

@@ -123,23 +123,12 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   std::string setup = spec.setup ? strip_trailing_newlines(spec.setup->value) : std::string();
 
   std::vector<TemplateValue> stage;
-  if (spec.stage) {
-    for (const auto& entry : spec.stage->value) {
-      std::vector<std::string> yeet = {"yeet"};
-      if (entry.unpack) yeet.push_back("--unpack");
-      if (entry.venv) yeet.push_back("--venv");
-      yeet.push_back("--");
-      yeet.push_back(entry.src);
-      yeet.push_back(entry.dest);
-      std::vector<CommandWord> words = job.stage_launcher;
-      words.push_back({"EZPZ_BIN", true});
-      for (const auto& word : yeet) words.push_back({word, false});
-      stage.push_back(TemplateValue::map({
-          {"src", printable(entry.src)},  // shown in a comment line: no line breaks may reach it
-          {"command", quote.command_line(words, {job.stage_launcher.size()})},
-          {"failure", quote("ezpz: staging " + entry.src + " to " + entry.dest + " failed; not launching")},
-      }));
-    }
+  for (const auto& command : job.stage_commands) {
+    stage.push_back(TemplateValue::map({
+        {"src", printable(command.src)},  // shown in a comment line: no line breaks may reach it
+        {"command", quote.command_line(command.words, {command.launcher_words})},
+        {"failure", quote("ezpz: staging " + command.src + " to " + command.dest + " failed; not launching")},
+    }));
   }
 
   std::vector<CommandWord> launch = rank_command(job.launcher, profile.launcher.rank_wrapper, spec.run->value);

@@ -159,6 +159,20 @@ void Resolver::build_commands(const Queue* queue) {
                                  Sourced<std::string>{entry.value, from_profile(profile, {}, entry.section)});
   }
   forward_env(values);
+  build_stage_commands();
+}
+
+void Resolver::build_stage_commands() {
+  if (!job.spec.stage) return;
+  for (const auto& entry : job.spec.stage->value) {
+    StageCommand command{entry.src, entry.dest, job.stage_launcher, job.stage_launcher.size()};
+    command.words.push_back({"EZPZ_BIN", true});
+    command.words.push_back({"yeet", false});
+    if (entry.unpack) command.words.push_back({"--unpack", false});
+    if (entry.venv) command.words.push_back({"--venv", false});
+    for (const auto& word : {std::string("--"), entry.src, entry.dest}) command.words.push_back({word, false});
+    job.stage_commands.push_back(std::move(command));
+  }
 }
 
 // The profile's launcher.args, launcher.multi_node_args for a job on more than one node, then the

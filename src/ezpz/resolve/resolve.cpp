@@ -23,14 +23,14 @@ std::string default_job_name(const std::string& spec_path) {
 
 JobSpec builtin_defaults(const std::string& spec_path) {
   JobSpec spec;
-  spec.name = Sourced<std::string>{default_job_name(spec_path), builtin("the spec file's name")};
-  spec.nodes = Sourced<long>{1, builtin()};
-  spec.walltime = Sourced<long>{3600, builtin()};
-  spec.ranks_per_node = Sourced<long>{k_auto, builtin()};
-  spec.cpus_per_rank = Sourced<long>{k_auto, builtin()};
-  spec.cpu_bind = Sourced<std::string>{"auto", builtin()};
-  spec.torch.backend = Sourced<std::string>{"auto", builtin()};
-  spec.torch.device = Sourced<std::string>{"auto", builtin()};
+  spec.name = Sourced<std::string>{default_job_name(spec_path), default_value("the spec file's name")};
+  spec.nodes = Sourced<long>{1, default_value()};
+  spec.walltime = Sourced<long>{3600, default_value()};
+  spec.ranks_per_node = Sourced<long>{k_auto, default_value()};
+  spec.cpus_per_rank = Sourced<long>{k_auto, default_value()};
+  spec.cpu_bind = Sourced<std::string>{"auto", default_value()};
+  spec.torch.backend = Sourced<std::string>{"auto", default_value()};
+  spec.torch.device = Sourced<std::string>{"auto", default_value()};
   return spec;
 }
 

@@ -38,6 +38,15 @@ inline constexpr std::string_view k_hosts_word = "{hosts}";
 inline constexpr const char* k_hostfile_key = "hostfile";  // their placeholder names
 inline constexpr const char* k_hosts_key = "hosts";
 
+// One `stage:` entry as the script runs it: the staging launcher's words, "$EZPZ_BIN", then
+// `yeet [--unpack] [--venv] -- SRC DEST`.
+struct StageCommand {
+  std::string src;
+  std::string dest;
+  std::vector<CommandWord> words;
+  size_t launcher_words = 0;  // how many of `words` are the launcher's (the script breaks the line there)
+};
+
 struct ResolvedJob {
   JobSpec spec;  // every key after precedence; ranks_per_node/cpus_per_rank/cpu_bind/torch.* no longer 'auto'
   const SystemProfile* profile = nullptr;
@@ -59,6 +68,7 @@ struct ResolvedJob {
   // With supervise.spare_nodes: stage_launcher with the hosts left to `ezpz launch` ({hostfile},
   // {hosts}), for the health probe of the nodes it chooses.
   std::vector<CommandWord> probe_launcher;
+  std::vector<StageCommand> stage_commands;  // one per `stage:` entry, in order
 };
 
 // The hand-off variables a script exports for the runtime after EZPZ_BIN, in order: EZPZ_SYSTEM,

@@ -10,8 +10,8 @@
 
 namespace ezpz::core {
 
-inline Origin builtin(std::string note = {}) {
-  return Origin{OriginKind::builtin, {}, std::move(note)};
+inline Origin default_value(std::string note = {}) {
+  return Origin{OriginKind::default_value, {}, std::move(note)};
 }
 inline Origin derived(std::string note) {
   return Origin{OriginKind::derived, {}, std::move(note)};
@@ -78,6 +78,8 @@ struct Resolver {
   std::map<std::string, std::string> placeholder_values(const Queue* queue) const;
   std::vector<std::string> launcher_groups() const;
   void build_commands(const Queue* queue);
+  // The commands of the spec's `stage:` entries, after forward_env has completed stage_launcher.
+  void build_stage_commands();
 
   // forward_env.cpp: launcher.env_option groups for the variables the ranks need by name
   void forward_env(std::map<std::string, std::string> values);

@@ -30,7 +30,7 @@ void Resolver::resolve_ranks() {
   auto& rpn = *job.spec.ranks_per_node;
   if (rpn.value == k_auto) {
     rpn = accelerated ? Sourced<long>{devices.count, from_profile(profile, devices.count_loc, "node.devices.count")}
-                      : Sourced<long>{1, builtin("one rank per node without accelerators")};
+                      : Sourced<long>{1, default_value("one rank per node without accelerators")};
   } else if (accelerated && rpn.value > devices.count) {
     d.error(at(rpn.origin),
             "ranks_per_node " + std::to_string(rpn.value) + " is more than the " + std::to_string(devices.count) + " " +
@@ -55,7 +55,7 @@ void Resolver::resolve_ranks() {
   if (cpus_per_node == 0) {
     // Unknown node shape: Slurm's and PBS's own default of one cpu per rank, but written out, since
     // srun does not inherit --cpus-per-task from the batch job (Slurm >= 22.05).
-    if (cpr.value == k_auto) cpr = Sourced<long>{1, builtin("node shape unknown: one cpu per rank")};
+    if (cpr.value == k_auto) cpr = Sourced<long>{1, default_value("node shape unknown: one cpu per rank")};
   } else if (cpr.value == k_auto) {
     auto from_list = cpus_in_list(binding);
     cpr = from_list ? Sourced<long>{*from_list, derived("the cpu binding list")}

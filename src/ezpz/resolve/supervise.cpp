@@ -28,7 +28,7 @@ void Resolver::resolve_supervise() {
             "add supervise.signal_before: 2m (how long before the walltime ends the ranks get the signal)");
   }
   if (!supervise.signal_before) return;
-  if (!supervise.signal) supervise.signal = Sourced<std::string>{"USR2", builtin("when signal_before is set")};
+  if (!supervise.signal) supervise.signal = Sourced<std::string>{"USR2", default_value("when signal_before is set")};
   if (!job.scheduler->ends_at_walltime()) {
     d.error(at(supervise.signal_before->origin),
             "'supervise.signal_before' needs a walltime that ends the job, and system '" + job.profile->name +

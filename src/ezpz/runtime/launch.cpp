@@ -38,18 +38,18 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
         (request.spare_nodes > 0 ? " and " + std::to_string(request.spare_nodes) + " spare(s) are" : " is") +
         " more than the " + std::to_string(hosts) + " hosts of this allocation (" + allocation.hosts_from + ")");
   }
-  std::optional<long> ppn = request.per_node ? std::optional<long>(1) : request.ppn;
+  std::optional<long> ranks_per_node = request.per_node ? std::optional<long>(1) : request.ranks_per_node;
   if (request.ranks) {
-    if (!ppn) {
+    if (!ranks_per_node) {
       if (*request.ranks % nodes != 0) {
         throw UserError("-n " + std::to_string(*request.ranks) + " does not divide evenly over " +
                             std::to_string(nodes) + " node(s)",
-                        "pass --ppn or --nodes as well");
+                        "pass --ranks-per-node or --nodes as well");
       }
-      ppn = *request.ranks / nodes;
-    } else if (*ppn * nodes != *request.ranks) {
-      throw UserError("-n " + std::to_string(*request.ranks) + " is not --ppn " + std::to_string(*ppn) + " x " +
-                      std::to_string(nodes) + " node(s)");
+      ranks_per_node = *request.ranks / nodes;
+    } else if (*ranks_per_node * nodes != *request.ranks) {
+      throw UserError("-n " + std::to_string(*request.ranks) + " is not --ranks-per-node " +
+                      std::to_string(*ranks_per_node) + " x " + std::to_string(nodes) + " node(s)");
     }
   }
 
@@ -58,7 +58,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   inputs.for_launch = true;
   set(inputs.cli, "system", request.system, d);
   set(inputs.cli, "nodes", std::to_string(nodes), d);
-  if (ppn) set(inputs.cli, "ranks_per_node", std::to_string(*ppn), d);
+  if (ranks_per_node) set(inputs.cli, "ranks_per_node", std::to_string(*ranks_per_node), d);
   if (!request.cpu_bind.empty()) set(inputs.cli, "cpu_bind", request.cpu_bind, d);
   if (request.choose_hosts)
     set(inputs.cli, "supervise.spare_nodes", std::to_string(std::max(1L, request.spare_nodes)), d);

@@ -15,12 +15,12 @@
 namespace ezpz::core {
 
 struct LaunchRequest {
-  std::string system;         // resolved system name (from --system, EZPZ_SYSTEM or detection)
-  std::optional<long> ranks;  // -n: total ranks
-  std::optional<long> ppn;    // --ppn: ranks per node
-  std::optional<long> nodes;  // --nodes
-  std::string hostfile;       // --hostfile
-  std::string cpu_bind;       // --cpu-bind
+  std::string system;                  // resolved system name (from --system, EZPZ_SYSTEM or detection)
+  std::optional<long> ranks;           // -n: total ranks
+  std::optional<long> ranks_per_node;  // --ranks-per-node
+  std::optional<long> nodes;           // --nodes
+  std::string hostfile;                // --hostfile
+  std::string cpu_bind;                // --cpu-bind
   std::vector<std::string> program;
   // One task per node, run as it is (no ezpz exec), beside a launch that may hold every resource:
   // the staging launcher's words, plus what lets a step share them (srun --overlap). For `ezpz kill`.

@@ -2,6 +2,7 @@
 #include "ezpz/runtime/rank.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "ezpz/util/error.hpp"
@@ -40,12 +41,13 @@ const RankVariables k_rank_variables[] = {
     {"torchrun", Family::torchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK"},
 };
 
-enum Field { k_rank, k_size, k_local_rank, k_local_size, k_node_rank, k_fields };
-const char* const k_field_names[k_fields] = {"rank", "world size", "local rank", "local world size", "node rank"};
+enum Quantity { k_rank, k_size, k_local_rank, k_local_size, k_node_rank, k_quantities };
+const char* const k_quantity_names[k_quantities] = {"rank", "world size", "local rank", "local world size",
+                                                    "node rank"};
 
-const char* name_of(const RankVariables& source, int field) {
-  const char* names[k_fields] = {source.rank, source.size, source.local_rank, source.local_size, source.node_rank};
-  return names[field];
+const char* name_of(const RankVariables& source, int quantity) {
+  const char* names[k_quantities] = {source.rank, source.size, source.local_rank, source.local_size, source.node_rank};
+  return names[quantity];
 }
 
 struct Value {
@@ -121,16 +123,20 @@ bool srun_mpi_plugin_task(const EnvLookup& env) {
 std::vector<std::string> launcher_rank_variables() {
   std::vector<std::string> names = {"SLURM_STEP_ID", "SLURM_STEP_TASKS_PER_NODE"};
   for (const auto& source : k_rank_variables) {
-    for (int field = 0; field < k_fields; ++field) {
-      std::string name = name_of(source, field);
+    for (int quantity = 0; quantity < k_quantities; ++quantity) {
+      std::string name = name_of(source, quantity);
       if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
   }
   return names;
 }
 
-RankInfo discover_rank(const EnvLookup& env) {
-  // The innermost family that set a rank variable describes this process.
+namespace {
+
+using Values = std::array<std::optional<Value>, k_quantities>;
+
+// The innermost family that set a rank variable describes this process.
+std::optional<Family> rank_family(const EnvLookup& env) {
   std::optional<Family> found;
   for (const auto& source : k_rank_variables) {
     if (source.family == Family::slurm && !slurm_step(env)) continue;
@@ -140,84 +146,111 @@ RankInfo discover_rank(const EnvLookup& env) {
     }
   }
   if (found == Family::mpi && srun_mpi_plugin_task(env)) found = Family::slurm;
-  RankInfo info;
-  if (!found) {
-    info.launcher = "none";
-    return info;
-  }
-  const Family family = *found;
+  return found;
+}
 
-  std::optional<Value> values[k_fields];
+// Every quantity the family's variables give; throws when two of its variables disagree.
+Values family_values(const EnvLookup& env, Family family) {
+  Values values;
   for (const auto& source : k_rank_variables) {
     if (source.family != family) continue;
-    for (int field = 0; field < k_fields; ++field) {
-      auto value = read(env, name_of(source, field));
+    for (int quantity = 0; quantity < k_quantities; ++quantity) {
+      auto value = read(env, name_of(source, quantity));
       if (!value) continue;
-      if (!values[field]) {
-        values[field] = value;
-      } else if (values[field]->number != value->number) {
-        throw UserError(std::string("launcher variables disagree on the ") + k_field_names[field] + ": " +
-                            values[field]->variable + "=" + values[field]->text + " but " + value->variable + "=" +
-                            value->text,
+      if (!values[quantity]) {
+        values[quantity] = value;
+      } else if (values[quantity]->number != value->number) {
+        throw UserError(std::string("launcher variables disagree on the ") + k_quantity_names[quantity] + ": " +
+                            values[quantity]->variable + "=" + values[quantity]->text + " but " + value->variable +
+                            "=" + value->text,
                         "the job's environment mixes two launchers; start ranks with one of them");
       }
     }
   }
-
   if (family == Family::slurm && !values[k_local_size] && values[k_node_rank]) {
     values[k_local_size] = slurm_tasks_on_node(env, values[k_node_rank]->number);
   }
+  return values;
+}
 
-  for (const auto& source : k_rank_variables) {  // provisional, for messages: the rank's own launcher
-    if (info.launcher.empty() && source.family == family && env(source.rank)) info.launcher = source.launcher;
-  }
-
-  auto require = [&](int field, long fallback_when_alone) -> long {
-    if (values[field]) return values[field]->number;
-    if (values[k_size] && values[k_size]->number == 1) return fallback_when_alone;
-    std::vector<std::string> names;
-    for (const auto& source : k_rank_variables) {
-      std::string name = name_of(source, field);
-      if (source.family == family && !name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
-        names.push_back(name);
-      }
-    }
-    if (family == Family::slurm && field == k_local_size) names = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
-    throw UserError(
-        std::string("cannot tell this process's ") + k_field_names[field] + " from the " + info.launcher +
-            " launcher: " +
-            (family == Family::slurm && field == k_local_size ? "it needs " + quoted_list(names, " and ")
-                                                              : "none of " + quoted_list(names) + " is set"),
-        "export it, or start the ranks with mpiexec, srun or ezpz launch");
-  };
-  info.rank = values[k_rank]->number;
-  info.world_size = require(k_size, 1);
-  info.local_rank = require(k_local_rank, 0);
-  info.local_world_size = require(k_local_size, 1);
-  for (const auto& value : values) {
-    if (value) info.variables.push_back(value->variable);
-  }
-  // Named after the rows that gave this process its identity: "PMI, MPICH" for MPICH Hydra (PMI_RANK
-  // with MPI_LOCALRANKID), "PALS" on Aurora.
+// Named after the rows that gave this process its identity: "PMI, MPICH" for MPICH Hydra (PMI_RANK
+// with MPI_LOCALRANKID), "PALS" on Aurora.
+std::string launcher_name(Family family, const Values& values) {
   std::vector<std::string> launchers;
-  for (int field : {k_rank, k_local_rank}) {
+  for (int quantity : {k_rank, k_local_rank}) {
     for (const auto& source : k_rank_variables) {
-      if (source.family != family || !values[field] || values[field]->variable != name_of(source, field)) continue;
+      if (source.family != family || !values[quantity] || values[quantity]->variable != name_of(source, quantity))
+        continue;
       if (std::find(launchers.begin(), launchers.end(), source.launcher) == launchers.end())
         launchers.push_back(source.launcher);
       break;
     }
   }
-  if (!launchers.empty()) info.launcher = join(launchers, ", ");
-  if (info.rank >= info.world_size || info.local_rank >= info.local_world_size ||
-      info.local_world_size > info.world_size) {
-    throw UserError(
-        "launcher variables contradict each other: " + values[k_rank]->variable + "=" + values[k_rank]->text + ", " +
-            values[k_size]->variable + "=" + values[k_size]->text +
-            (values[k_local_rank] ? ", " + values[k_local_rank]->variable + "=" + values[k_local_rank]->text : "") +
-            (values[k_local_size] ? ", " + values[k_local_size]->variable + "=" + values[k_local_size]->text : ""),
-        "a rank must be smaller than its world size");
+  return join(launchers, ", ");
+}
+
+// The quantity's value; 1 process alone in its world may lack it (`fallback_when_alone`); else throws
+// naming the variables that could have given it.
+long required(const Values& values, int quantity, long fallback_when_alone, Family family,
+              const std::string& launcher) {
+  if (values[quantity]) return values[quantity]->number;
+  if (values[k_size] && values[k_size]->number == 1) return fallback_when_alone;
+  std::vector<std::string> names;
+  for (const auto& source : k_rank_variables) {
+    std::string name = name_of(source, quantity);
+    if (source.family == family && !name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
   }
+  bool slurm_local_size = family == Family::slurm && quantity == k_local_size;
+  if (slurm_local_size) names = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
+  throw UserError(
+      std::string("cannot tell this process's ") + k_quantity_names[quantity] + " from the " + launcher +
+          " launcher: " +
+          (slurm_local_size ? "it needs " + quoted_list(names, " and ") : "none of " + quoted_list(names) + " is set"),
+      "export it, or start the ranks with mpiexec, srun or ezpz launch");
+}
+
+void check_consistent(const RankInfo& info, const Values& values) {
+  if (info.rank < info.world_size && info.local_rank < info.local_world_size &&
+      info.local_world_size <= info.world_size)
+    return;
+  auto shown = [&](int quantity) {
+    return values[quantity] ? ", " + values[quantity]->variable + "=" + values[quantity]->text : std::string();
+  };
+  throw UserError("launcher variables contradict each other: " + values[k_rank]->variable + "=" + values[k_rank]->text +
+                      shown(k_size) + shown(k_local_rank) + shown(k_local_size),
+                  "a rank must be smaller than its world size");
+}
+
+}  // namespace
+
+RankInfo discover_rank(const EnvLookup& env) {
+  RankInfo info;
+  std::optional<Family> family = rank_family(env);
+  if (!family) {
+    info.launcher = "none";
+    return info;
+  }
+  Values values = family_values(env, *family);
+  // For messages until the identity is known: the launcher of the row that set the rank.
+  std::string provisional;
+  for (const auto& source : k_rank_variables) {
+    if (source.family == *family && env(source.rank)) {
+      provisional = source.launcher;
+      break;
+    }
+  }
+  info.rank = values[k_rank]->number;
+  info.world_size = required(values, k_size, 1, *family, provisional);
+  info.local_rank = required(values, k_local_rank, 0, *family, provisional);
+  info.local_world_size = required(values, k_local_size, 1, *family, provisional);
+  for (const auto& value : values) {
+    if (value) info.variables.push_back(value->variable);
+  }
+  std::string name = launcher_name(*family, values);
+  info.launcher = name.empty() ? provisional : name;
+  check_consistent(info, values);
   // Without a node index, ranks are taken to fill nodes in order with the same count on each.
   info.node_rank = values[k_node_rank] ? values[k_node_rank]->number : info.rank / info.local_world_size;
   return info;

@@ -13,8 +13,8 @@
 
 #include "ezpz/util/env_lookup.hpp"
 #include "ezpz/util/error.hpp"
-#include "ezpz/util/node.hpp"
 #include "ezpz/util/origin.hpp"
+#include "ezpz/util/yaml_node.hpp"
 
 namespace ezpz::core {
 
@@ -94,7 +94,7 @@ struct JobSpec {
 
 // Reads a spec-shaped map (a job file, or a profile's `defaults:`); values get `kind` as origin.
 // Problems are added to `diagnostics`; whatever could be read is returned.
-JobSpec read_job_spec(const Node& root, OriginKind kind, Diagnostics& diagnostics);
+JobSpec read_job_spec(const YamlNode& root, OriginKind kind, Diagnostics& diagnostics);
 
 // Loads a job file (or "-" for stdin, shown as "<stdin>"). Throws UserError when unreadable or malformed.
 JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics);

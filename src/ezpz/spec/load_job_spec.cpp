@@ -19,7 +19,7 @@ JobSpec load_job_spec(const std::string& path, Diagnostics& diagnostics) {
     text = read_regular_file(path, "job spec '" + path + "'", k_max_spec_bytes,
                              "check the path; use '-' to read from stdin");
   }
-  Node root = parse_yaml(make_source(name, std::move(text)));
+  YamlNode root = parse_yaml(make_source(name, std::move(text)));
   return read_job_spec(root, OriginKind::spec, diagnostics);
 }
 

@@ -10,7 +10,7 @@ namespace ezpz::core {
 struct EmbeddedFile {
   std::string_view path;  // relative to the source root, e.g. "systems/aurora.yaml"
   std::string_view text;
-  std::string_view tree;  // YAML files: the parsed tree (util/node_codec.hpp); else empty
+  std::string_view tree;  // YAML files: the parsed tree (util/yaml_codec.hpp); else empty
 };
 
 // Every embedded file, sorted by path.

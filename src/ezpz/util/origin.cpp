@@ -5,7 +5,7 @@ namespace ezpz::core {
 
 const char* origin_kind_name(OriginKind kind) {
   switch (kind) {
-    case OriginKind::builtin:
+    case OriginKind::default_value:
       return "default";
     case OriginKind::profile:
       return "profile";
@@ -23,8 +23,8 @@ const char* origin_kind_name(OriginKind kind) {
 
 std::string Origin::describe() const {
   switch (kind) {
-    case OriginKind::builtin:
-      return note.empty() ? "built-in default" : "built-in default (" + note + ")";
+    case OriginKind::default_value:
+      return note.empty() ? "default" : "default (" + note + ")";
     case OriginKind::derived:
       return "derived from " + note;
     case OriginKind::env:

@@ -9,15 +9,15 @@ namespace ezpz::core {
 
 // Precedence, lowest to highest: builtin < profile < spec < env < cli. `derived` values are
 // computed from others (total_ranks = nodes x ranks_per_node) and name their inputs in `note`.
-enum class OriginKind { builtin, profile, spec, env, cli, derived };
+enum class OriginKind { default_value, profile, spec, env, cli, derived };
 
 struct Origin {
-  OriginKind kind = OriginKind::builtin;
+  OriginKind kind = OriginKind::default_value;
   SourceLoc loc;
   std::string note;
 
   // "spec job.yaml:4:8", "profile systems/aurora.yaml:40:3", "env EZPZ_NODES", "--set nodes=4",
-  // "built-in default", "derived from nodes x ranks_per_node".
+  // "default", "default (the spec file's name)", "derived from nodes x ranks_per_node".
   std::string describe() const;
 };
 

@@ -117,7 +117,7 @@ def render(spec, system=None, set=None, env=None, ezpz_bin=None):
 
 def resolve(spec, system=None, set=None, env=None, explain=False):
     """Every resolved value as a dict; with ``explain=True`` each is {"value": …, "kind": …, "origin": …}:
-    kind is builtin, profile, spec, env, cli or derived, and origin says where ("spec job.yaml:4:8")."""
+    kind is default, profile, spec, env, cli or derived, and origin says where ("spec job.yaml:4:8")."""
     import json
 
     text = _ezpz.resolve(_spec(spec), with_origins=explain, **_overrides(system, set, env))

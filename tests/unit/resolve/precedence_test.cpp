@@ -40,7 +40,7 @@ const char* k_base = "system: aurora\naccount: P\nrun: [x]\n";
 INSTANTIATE_TEST_SUITE_P(
     Layers, Precedence,
     ::testing::Values(
-        Case{"built-in default", {"system: slurm\nrun: [x]\n", {}, {}, ""}, "nodes", 1, OriginKind::builtin},
+        Case{"built-in default", {"system: slurm\nrun: [x]\n", {}, {}, ""}, "nodes", 1, OriginKind::default_value},
         Case{"profile default", {k_base, {}, {}, ""}, "queue", "debug", OriginKind::profile},
         Case{"spec over profile",
              {std::string(k_base) + "queue: capacity\n", {}, {}, ""},

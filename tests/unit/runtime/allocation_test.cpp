@@ -82,24 +82,24 @@ TEST(Allocation, AHostFileWithTooManyHostsIsAnError) {
 TEST(Allocation, ExecWithMasterAddrReadsNoHostFile) {
   HostileFiles files;
   for (const auto& path : files.all()) {
-    RankEnvironment env = test::rank_environment_on("pbs", {{"PMI_RANK", "4"},
-                                                            {"PMI_SIZE", "8"},
-                                                            {"PMI_LOCAL_RANK", "0"},
-                                                            {"PMI_LOCAL_SIZE", "4"},
-                                                            {"PBS_JOBID", "7.server"},
-                                                            {"PBS_NODEFILE", path},
-                                                            {"MASTER_ADDR", "10.0.0.1"}});
+    RankSetup env = test::rank_setup_on("pbs", {{"PMI_RANK", "4"},
+                                                {"PMI_SIZE", "8"},
+                                                {"PMI_LOCAL_RANK", "0"},
+                                                {"PMI_LOCAL_SIZE", "4"},
+                                                {"PBS_JOBID", "7.server"},
+                                                {"PBS_NODEFILE", path},
+                                                {"MASTER_ADDR", "10.0.0.1"}});
     EXPECT_EQ(env.master_addr, "10.0.0.1") << path;
     EXPECT_EQ(env.master_port, std::to_string(port_for_job("7.server"))) << "the job id is still read";
   }
-  RankEnvironment env = test::rank_environment_on("slurm", {{"SLURM_STEP_ID", "0"},
-                                                            {"SLURM_PROCID", "0"},
-                                                            {"SLURM_NTASKS", "2"},
-                                                            {"SLURM_LOCALID", "0"},
-                                                            {"SLURM_NODEID", "0"},
-                                                            {"SLURM_STEP_TASKS_PER_NODE", "1(x2)"},
-                                                            {"SLURM_JOB_NODELIST", "n[0-99999999999]"},
-                                                            {"MASTER_ADDR", "n0"}});
+  RankSetup env = test::rank_setup_on("slurm", {{"SLURM_STEP_ID", "0"},
+                                                {"SLURM_PROCID", "0"},
+                                                {"SLURM_NTASKS", "2"},
+                                                {"SLURM_LOCALID", "0"},
+                                                {"SLURM_NODEID", "0"},
+                                                {"SLURM_STEP_TASKS_PER_NODE", "1(x2)"},
+                                                {"SLURM_JOB_NODELIST", "n[0-99999999999]"},
+                                                {"MASTER_ADDR", "n0"}});
   EXPECT_EQ(env.master_addr, "n0");
 }
 
@@ -108,11 +108,11 @@ TEST(Allocation, ExecWithoutMasterAddrNamesTheBadHostFile) {
   HostileFiles files;
   for (const auto& path : files.all()) {
     try {
-      test::rank_environment_on("pbs", {{"PMI_RANK", "4"},
-                                        {"PMI_SIZE", "8"},
-                                        {"PMI_LOCAL_RANK", "0"},
-                                        {"PMI_LOCAL_SIZE", "4"},
-                                        {"PBS_NODEFILE", path}});
+      test::rank_setup_on("pbs", {{"PMI_RANK", "4"},
+                                  {"PMI_SIZE", "8"},
+                                  {"PMI_LOCAL_RANK", "0"},
+                                  {"PMI_LOCAL_SIZE", "4"},
+                                  {"PBS_NODEFILE", path}});
       ADD_FAILURE() << "no error for " << path;
     } catch (const UserError& error) {
       EXPECT_NE(std::string(error.what()).find("PBS_NODEFILE=" + path), std::string::npos) << error.what();

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_setup.hpp"
 #include "ezpz/runtime/rank_supervisor.hpp"
 #include "runtime_support.hpp"
 
@@ -18,8 +18,8 @@ namespace {
 
 using Variables = std::map<std::string, std::string>;
 
-RankEnvironment on(const std::string& system, std::map<std::string, std::string> variables) {
-  return test::rank_environment_on(system, std::move(variables));
+RankSetup on(const std::string& system, std::map<std::string, std::string> variables) {
+  return test::rank_setup_on(system, std::move(variables));
 }
 
 std::string nodefile(const std::string& text) {
@@ -86,7 +86,7 @@ TEST(RendezvousHost, CheckedOncePerNodeOnMultiNodeJobsOnly) {
       if (host == "n1") return std::nullopt;
       return std::string("Name or service not known");
     };
-    RankEnvironment rank_env = on(c.system, c.variables);
+    RankSetup rank_env = on(c.system, c.variables);
     std::string message;
     try {
       check_rendezvous_host(rank_env, resolver);

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ezpz/util/file.hpp"
-#include "ezpz/yeet/staging.hpp"
+#include "ezpz/yeet/pending_copy.hpp"
 
 namespace ezpz::core::yeet::test {
 

@@ -22,10 +22,10 @@
 #include "ezpz/yeet/manifest.hpp"
 #include "ezpz/yeet/mpi/broadcast.hpp"
 #include "ezpz/yeet/mpi/poll.hpp"
+#include "ezpz/yeet/pending_copy.hpp"
 #include "ezpz/yeet/progress.hpp"
 #include "ezpz/yeet/report.hpp"
 #include "ezpz/yeet/source_reader.hpp"
-#include "ezpz/yeet/staging.hpp"
 #include "ezpz/yeet/wire.hpp"
 
 namespace ezpz::core::yeet {
@@ -206,7 +206,7 @@ class Run {
                                            std::any_of(manifest.entries.begin(), manifest.entries.end(),
                                                        [](const Entry& entry) { return entry.path == "pyvenv.cfg"; }));
     bool shared = shares_dest_with_lower_rank(m_report, m_ranks, m_share_cores);
-    std::unique_ptr<Staging> staging;
+    std::unique_ptr<PendingCopy> staging;
     if (!failed()) {
       if (shared) {
         m_report.outcome = Outcome::shared;
@@ -227,16 +227,16 @@ class Run {
     MPI_Comm_free(&data);
   }
 
-  std::unique_ptr<Staging> start_staging(const Manifest& manifest) {
+  std::unique_ptr<PendingCopy> start_staging(const Manifest& manifest) {
     try {
-      return std::make_unique<Staging>(manifest, m_report.dest, std::to_string(m_report.rank));
+      return std::make_unique<PendingCopy>(manifest, m_report.dest, std::to_string(m_report.rank));
     } catch (const UserError& error) {
       fail(error.what());
       return nullptr;
     }
   }
 
-  void stream(const Manifest& manifest, MPI_Comm data, Staging* staging, std::uint64_t key) {
+  void stream(const Manifest& manifest, MPI_Comm data, PendingCopy* staging, std::uint64_t key) {
     std::unique_ptr<SourceReader> reader;
     if (m_report.rank == 0) reader = std::make_unique<SourceReader>(manifest);
     std::string write_error;

@@ -1,5 +1,5 @@
-// YAML → Node conversion (the only place yaml-cpp is used), merging and typed reads.
-#include "ezpz/util/node.hpp"
+// YAML → YamlNode conversion (the only place yaml-cpp is used), merging and typed reads.
+#include "ezpz/util/yaml_node.hpp"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -71,7 +71,7 @@ struct Converter {
   }
 };
 
-// Builds the Node tree from yaml-cpp's parser events in one pass. An alias is a copy of its anchor's
+// Builds the YamlNode tree from yaml-cpp's parser events in one pass. An alias is a copy of its anchor's
 // finished node, counted and depth-checked like written-out text, so an alias bomb stops at the caps;
 // an alias inside its own anchor ('run: &r [x, *r]') is refused where it stands.
 class TreeBuilder : public YAML::EventHandler {
@@ -79,14 +79,14 @@ class TreeBuilder : public YAML::EventHandler {
   explicit TreeBuilder(Converter& converter) : m_converter(converter) {}
 
   YAML::Mark document_start;
-  Node root;
+  YamlNode root;
 
   void OnDocumentStart(const YAML::Mark& mark) override { document_start = mark; }
   void OnDocumentEnd() override {}
   void OnAnchor(const YAML::Mark&, const std::string& name) override { m_pending_anchor_name = name; }
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    Node node;
+    YamlNode node;
     node.loc = m_converter.at(mark, 1);
     count_here(node.loc);
     finish(std::move(node), anchor);
@@ -94,8 +94,8 @@ class TreeBuilder : public YAML::EventHandler {
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
-    Node node;
-    node.kind = Node::Kind::scalar;
+    YamlNode node;
+    node.kind = YamlNode::Kind::scalar;
     node.quoted = tag == "!";
     node.loc = m_converter.at(mark, value.size() + (node.quoted ? 2 : 0));
     count_here(node.loc);
@@ -118,27 +118,27 @@ class TreeBuilder : public YAML::EventHandler {
 
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    open(Node::Kind::sequence, mark, anchor);
+    open(YamlNode::Kind::sequence, mark, anchor);
   }
   void OnSequenceEnd() override { close(); }
 
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
-    open(Node::Kind::map, mark, anchor);
+    open(YamlNode::Kind::map, mark, anchor);
   }
   void OnMapEnd() override { close(); }
 
  private:
   struct Frame {
-    Node node;
+    YamlNode node;
     YAML::anchor_t anchor = 0;
-    std::optional<Node> key;                         // maps: the key whose value comes next
+    std::optional<YamlNode> key;                     // maps: the key whose value comes next
     std::unordered_map<std::string, int> key_lines;  // maps: a set, not find(): 100,000 keys took 16 s
   };
 
   Converter& m_converter;
   std::vector<Frame> m_open;
-  std::unordered_map<YAML::anchor_t, Node> m_anchors;
+  std::unordered_map<YAML::anchor_t, YamlNode> m_anchors;
   std::unordered_map<YAML::anchor_t, std::string> m_names;
   std::string m_pending_anchor_name;
 
@@ -154,7 +154,7 @@ class TreeBuilder : public YAML::EventHandler {
     m_pending_anchor_name.clear();
   }
 
-  void open(Node::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) {
+  void open(YamlNode::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) {
     Frame frame;
     frame.node.kind = kind;
     frame.node.loc = m_converter.at(mark, 1);
@@ -171,7 +171,7 @@ class TreeBuilder : public YAML::EventHandler {
     place(std::move(frame.node));
   }
 
-  void finish(Node node, YAML::anchor_t anchor) {
+  void finish(YamlNode node, YAML::anchor_t anchor) {
     if (anchor != 0) {
       name(anchor);
       m_anchors[anchor] = node;
@@ -180,7 +180,7 @@ class TreeBuilder : public YAML::EventHandler {
   }
 
   // Puts a finished node where it belongs: the root, a list item, a map key, or the value of that key.
-  void place(Node node) {
+  void place(YamlNode node) {
     if (m_open.empty()) {
       root = std::move(node);
       return;
@@ -208,9 +208,9 @@ class TreeBuilder : public YAML::EventHandler {
   }
 
   // A copy of an anchored node for an alias at `at_depth`, counted as if it were written out there.
-  Node copy(const Node& from, int at_depth, bool is_key) {
+  YamlNode copy(const YamlNode& from, int at_depth, bool is_key) {
     if (!is_key) m_converter.count_value(at_depth, from.loc);
-    Node node;
+    YamlNode node;
     node.kind = from.kind;
     node.quoted = from.quoted;
     node.loc = from.loc;
@@ -231,14 +231,14 @@ class TreeBuilder : public YAML::EventHandler {
 
 }  // namespace
 
-const Node* Node::find(std::string_view key) const {
+const YamlNode* YamlNode::find(std::string_view key) const {
   for (const auto& entry : entries) {
     if (entry.key == key) return &entry.value;
   }
   return nullptr;
 }
 
-std::string Node::describe() const {
+std::string YamlNode::describe() const {
   switch (kind) {
     case Kind::scalar:
       return "'" + scalar + "'";
@@ -296,17 +296,17 @@ void check_no_second_document(YAML::Parser& parser, const YAML::Mark& first, std
 
 }  // namespace
 
-Node parse_yaml(const SourceRef& source, int line_offset, int column_offset) {
+YamlNode parse_yaml(const SourceRef& source, int line_offset, int column_offset) {
   return parse_yaml(source, source->text, line_offset, column_offset);
 }
 
-Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset) {
+YamlNode parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset) {
   Converter converter{source, line_offset, column_offset};
   try {
     std::istringstream in{std::string(text)};
     YAML::Parser parser(in);
     TreeBuilder builder(converter);
-    Node node;
+    YamlNode node;
     if (parser.HandleNextDocument(builder)) {
       check_no_second_document(parser, builder.document_start, text, converter);
       node = std::move(builder.root);
@@ -322,9 +322,9 @@ Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset,
   }
 }
 
-Node merge_nodes(const Node& base, const Node& overlay) {
+YamlNode merge_nodes(const YamlNode& base, const YamlNode& overlay) {
   if (!base.is_map() || !overlay.is_map()) return overlay;
-  Node merged = base;
+  YamlNode merged = base;
   for (const auto& entry : overlay.entries) {
     auto existing = std::find_if(merged.entries.begin(), merged.entries.end(),
                                  [&](const MapEntry& e) { return e.key == entry.key; });
@@ -339,21 +339,21 @@ Node merge_nodes(const Node& base, const Node& overlay) {
   return merged;
 }
 
-Node make_scalar(std::string text, SourceLoc loc) {
-  Node node;
-  node.kind = Node::Kind::scalar;
+YamlNode make_scalar(std::string text, SourceLoc loc) {
+  YamlNode node;
+  node.kind = YamlNode::Kind::scalar;
   node.scalar = std::move(text);
   node.loc = std::move(loc);
   return node;
 }
 
-bool expect_map(const Node& node, std::string_view what, Diagnostics& diagnostics) {
+bool expect_map(const YamlNode& node, std::string_view what, Diagnostics& diagnostics) {
   if (node.is_map()) return true;
   diagnostics.error(node.loc, "'" + std::string(what) + "' expects a map of keys, found " + node.describe());
   return false;
 }
 
-void check_keys(const Node& map, const std::vector<std::string>& allowed, Diagnostics& diagnostics,
+void check_keys(const YamlNode& map, const std::vector<std::string>& allowed, Diagnostics& diagnostics,
                 std::string_view context) {
   for (const auto& entry : map.entries) {
     if (std::find(allowed.begin(), allowed.end(), entry.key) != allowed.end()) continue;
@@ -362,13 +362,14 @@ void check_keys(const Node& map, const std::vector<std::string>& allowed, Diagno
   }
 }
 
-std::optional<std::string> read_string(const Node& node, std::string_view what, Diagnostics& diagnostics) {
+std::optional<std::string> read_string(const YamlNode& node, std::string_view what, Diagnostics& diagnostics) {
   if (node.is_scalar()) return node.scalar;
   diagnostics.error(node.loc, "'" + std::string(what) + "' expects a string, found " + node.describe());
   return std::nullopt;
 }
 
-std::optional<long> read_int(const Node& node, std::string_view what, long min, long max, Diagnostics& diagnostics) {
+std::optional<long> read_int(const YamlNode& node, std::string_view what, long min, long max,
+                             Diagnostics& diagnostics) {
   std::string expected = min == 1 && max == std::numeric_limits<long>::max() ? "a positive integer"
                          : max == std::numeric_limits<long>::max()
                              ? "an integer of at least " + std::to_string(min)
@@ -383,7 +384,7 @@ std::optional<long> read_int(const Node& node, std::string_view what, long min, 
   return std::nullopt;
 }
 
-std::optional<bool> read_bool(const Node& node, std::string_view what, Diagnostics& diagnostics) {
+std::optional<bool> read_bool(const YamlNode& node, std::string_view what, Diagnostics& diagnostics) {
   if (node.is_scalar() && !node.quoted) {
     if (node.scalar == "true" || node.scalar == "yes" || node.scalar == "on") return true;
     if (node.scalar == "false" || node.scalar == "no" || node.scalar == "off") return false;
@@ -392,7 +393,7 @@ std::optional<bool> read_bool(const Node& node, std::string_view what, Diagnosti
   return std::nullopt;
 }
 
-std::optional<std::vector<std::string>> read_string_list(const Node& node, std::string_view what,
+std::optional<std::vector<std::string>> read_string_list(const YamlNode& node, std::string_view what,
                                                          Diagnostics& diagnostics, bool allow_scalar) {
   if (allow_scalar && node.is_scalar()) return std::vector<std::string>{node.scalar};
   if (!node.is_sequence()) {
@@ -414,7 +415,7 @@ std::optional<std::vector<std::string>> read_string_list(const Node& node, std::
   return values;
 }
 
-bool read_section(const Node& node, std::string_view what, const std::vector<KeyHandler>& handlers,
+bool read_section(const YamlNode& node, std::string_view what, const std::vector<KeyHandler>& handlers,
                   Diagnostics& diagnostics) {
   if (!expect_map(node, what, diagnostics)) return false;
   std::vector<std::string> keys;

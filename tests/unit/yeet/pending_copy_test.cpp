@@ -1,7 +1,7 @@
-// One node's copy without MPI: the source reader's stream written through Staging in uneven pieces,
+// One node's copy without MPI: the source reader's stream written through PendingCopy in uneven pieces,
 // checked, renamed into place; corruption, foreign and older DESTs, read-only directories, the cache,
 // a disk that fills while a tarball is unpacked.
-#include "ezpz/yeet/staging.hpp"
+#include "ezpz/yeet/pending_copy.hpp"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -37,7 +37,7 @@ struct Transfer {
 
 // Streams the manifest's content from the source into `staging`, `piece` bytes at a time; `damage`
 // flips one byte at that stream offset (as a damaged transfer would).
-Transfer stream(const Manifest& manifest, Staging& staging, std::size_t piece, long damage = -1) {
+Transfer stream(const Manifest& manifest, PendingCopy& staging, std::size_t piece, long damage = -1) {
   SourceReader reader(manifest);
   std::string buffer;
   for (std::uint64_t done = 0; done < manifest.total_bytes; done += buffer.size()) {
@@ -75,7 +75,7 @@ class StagingTest : public testing::Test {
 TEST_F(StagingTest, WritesTheStreamInAnyPiecesAndRenamesIntoPlace) {
   std::string dest = dir / "nodes/n1/copy";
   {
-    Staging staging(manifest, dest, "0");
+    PendingCopy staging(manifest, dest, "0");
     Transfer transfer = stream(manifest, staging, 333);
     EXPECT_FALSE(exists(dest)) << "DEST must not appear before commit";
     staging.commit(transfer.hashes, VenvMode::detect, 42);
@@ -105,7 +105,7 @@ TEST_F(StagingTest, WritesTheStreamInAnyPiecesAndRenamesIntoPlace) {
 TEST_F(StagingTest, ADamagedByteFailsTheFileAndLeavesNothingBehind) {
   std::string dest = dir / "copy";
   try {
-    Staging staging(manifest, dest, "1");
+    PendingCopy staging(manifest, dest, "1");
     Transfer transfer = stream(manifest, staging, 4096, 5000);
     EXPECT_EQ(test::count_prefixed(dir.path(), ".copy.yeet-1-"), 1) << "the staging directory is beside DEST";
     staging.commit(transfer.hashes, VenvMode::detect, 1);
@@ -121,7 +121,7 @@ TEST_F(StagingTest, ADamagedByteFailsTheFileAndLeavesNothingBehind) {
 TEST_F(StagingTest, ReplacesAnOlderCopyButNeverAForeignDirectory) {
   std::string dest = dir / "copy";
   for (int round = 0; round < 2; ++round) {
-    Staging staging(manifest, dest, "0");
+    PendingCopy staging(manifest, dest, "0");
     staging.commit(stream(manifest, staging, 1 << 20).hashes, VenvMode::off, static_cast<std::uint64_t>(round));
   }
   EXPECT_EQ(read_cache_record(dest)->key, 1u);
@@ -129,15 +129,15 @@ TEST_F(StagingTest, ReplacesAnOlderCopyButNeverAForeignDirectory) {
 
   ::mkdir((dir / "mine").c_str(), 0755);
   write_file(dir / "mine/notes", "keep me");
-  EXPECT_THROW(Staging(manifest, dir / "mine", "0"), UserError);
+  EXPECT_THROW(PendingCopy(manifest, dir / "mine", "0"), UserError);
   EXPECT_EQ(read_file(dir / "mine/notes"), "keep me");
   write_file(dir / "afile", "x");
-  EXPECT_THROW(Staging(manifest, dir / "afile/copy", "0"), UserError);
+  EXPECT_THROW(PendingCopy(manifest, dir / "afile/copy", "0"), UserError);
 }
 
 TEST_F(StagingTest, AnUnreadableSourceFileIsSentAsZerosAndFailsTheChecksum) {
   std::string dest = dir / "copy";
-  Staging staging(manifest, dest, "0");
+  PendingCopy staging(manifest, dest, "0");
   ::unlink((dir / "src/sub/a.txt").c_str());
   Transfer transfer = stream(manifest, staging, 100);
   EXPECT_EQ(transfer.read_error, "cannot read '" + (dir / "src/sub/a.txt") + "': No such file or directory");
@@ -172,7 +172,7 @@ TEST(StagingArchive, AnUnpackErrorNamesTheSourceNotTheStagingFile) {
   write_file(dir / "broken.tar", "just some text\n");
   Manifest manifest = scan_source(dir / "broken.tar", true);
   try {
-    Staging staging(manifest, dir / "copy", "0");
+    PendingCopy staging(manifest, dir / "copy", "0");
     staging.commit(stream(manifest, staging, 4096).hashes, VenvMode::off, 1);
     FAIL() << "the broken tarball was accepted";
   } catch (const UserError& error) {
@@ -213,7 +213,7 @@ TEST(StagingArchive, ADiskThatFillsWhileUnpackingFailsTheNodeAndLeavesNoDest) {
     if (!mount_small_disk(dir / "disk", 256u << 10)) ::_exit(77);
     int code = 0;
     try {
-      Staging staging(manifest, dest, "0");
+      PendingCopy staging(manifest, dest, "0");
       staging.commit(stream(manifest, staging, 4096).hashes, VenvMode::off, 1);
     } catch (const UserError& error) {
       ssize_t ignored = ::write(message[1], error.what(), std::strlen(error.what()));

@@ -1,5 +1,5 @@
 // Putting rank, rendezvous, device and backend together.
-#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_setup.hpp"
 
 #include "ezpz/runtime/kill.hpp"
 
@@ -66,7 +66,7 @@ HostResolver system_host_resolver() {
   };
 }
 
-void check_rendezvous_host(const RankEnvironment& rank_env, const HostResolver& resolve) {
+void check_rendezvous_host(const RankSetup& rank_env, const HostResolver& resolve) {
   if (rank_env.nodes <= 1 || rank_env.rank.local_rank != 0) return;
   auto error = resolve(rank_env.master_addr);
   if (!error) return;
@@ -127,64 +127,84 @@ Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, lo
   return r;
 }
 
-RankEnvironment rank_environment(const RuntimeInputs& inputs) {
-  const EnvLookup& env = inputs.env;
-  RankEnvironment out;
-  out.rank = discover_rank(env);
-  const RankInfo& rank = out.rank;
-  out.nodes = (rank.world_size + rank.local_world_size - 1) / rank.local_world_size;
-  out.notes.push_back("rank " + std::to_string(rank.rank) + " of " + std::to_string(rank.world_size) + " from " +
-                      (rank.variables.empty() ? std::string("no launcher (a single process)")
-                                              : rank.launcher + " (" + join(rank.variables, ", ") + ")"));
+namespace {
 
-  // Devices: the profile's when it names accelerators, else what this node has.
+// The device this rank uses: among the profile's devices when it names accelerators, else among what
+// this node has; none with EZPZ_TORCH_DEVICE=cpu.
+DeviceChoice rank_device(const RuntimeInputs& inputs, long local_rank, std::vector<std::string>& notes) {
   Devices devices;
   std::string device_source;
   if (inputs.profile != nullptr && inputs.profile->node.devices.kind != DeviceKind::cpu) {
     devices = inputs.profile->node.devices;
     device_source = "profile '" + inputs.profile->name + "'";
   } else {
-    devices = probe_devices(inputs.device_root, env, &device_source);
+    devices = probe_devices(inputs.device_root, inputs.env, &device_source);
   }
-  if (auto wanted = env("EZPZ_TORCH_DEVICE"); wanted && *wanted == "cpu") {
+  if (auto wanted = inputs.env("EZPZ_TORCH_DEVICE"); wanted && *wanted == "cpu") {
     devices = Devices{};
     device_source = "EZPZ_TORCH_DEVICE=cpu";
   }
-  out.device = choose_device(devices, rank.local_rank, env);
-  out.notes.push_back("device " + out.device.torch_device + " (" + device_source + "): " + out.device.reason);
+  DeviceChoice device = choose_device(devices, local_rank, inputs.env);
+  notes.push_back("device " + device.torch_device + " (" + device_source + "): " + device.reason);
+  return device;
+}
 
-  out.backend = default_backend(out.device.torch_device);
-  if (auto wanted = env("EZPZ_TORCH_BACKEND"); wanted && !wanted->empty() && *wanted != "auto") {
-    const auto& known = backend_names();
-    if (std::find(known.begin(), known.end(), *wanted) == known.end()) {
-      throw UserError("EZPZ_TORCH_BACKEND='" + *wanted + "' is not a torch.distributed backend",
-                      "expected " + quoted_list(known));
-    }
-    out.backend = *wanted;
+// The device's backend, or EZPZ_TORCH_BACKEND when it names one.
+std::string rank_backend(const DeviceChoice& device, const EnvLookup& env) {
+  auto wanted = env("EZPZ_TORCH_BACKEND");
+  if (!wanted || wanted->empty() || *wanted == "auto") return default_backend(device.torch_device);
+  const auto& known = backend_names();
+  if (std::find(known.begin(), known.end(), *wanted) == known.end()) {
+    throw UserError("EZPZ_TORCH_BACKEND='" + *wanted + "' is not a torch.distributed backend",
+                    "expected " + quoted_list(known));
   }
+  return *wanted;
+}
 
+// The variables `ezpz exec` sets, in order: identity, rendezvous, device, backend, the mark `ezpz kill`
+// looks for, then the profile's backend environment for this job's node and rank counts (the same
+// entries the script exports, BackendEnv::for_job).
+std::vector<std::pair<std::string, std::string>> rank_exports(const RankSetup& setup, const RuntimeInputs& inputs) {
+  const EnvLookup& env = inputs.env;
+  std::vector<std::pair<std::string, std::string>> exports = rank_variables(setup.rank);
+  exports.emplace_back("MASTER_ADDR", setup.master_addr);
+  exports.emplace_back("MASTER_PORT", setup.master_port);
+  if (setup.device.visibility) exports.push_back(*setup.device.visibility);
+  exports.emplace_back("TORCH_DEVICE", setup.device.torch_device);
+  exports.emplace_back("TORCH_BACKEND", setup.backend);
   std::string job_id = current_job_id(env, inputs.job_variables);
+  exports.emplace_back(k_rank_mark, rank_mark(job_id, setup.rank.rank, node_name(env)));
+  if (inputs.profile != nullptr) {
+    for (const auto& entry : inputs.profile->backend_env.for_job(setup.nodes, setup.rank.local_world_size)) {
+      if (auto value = profile_export(entry.name, entry.value, env)) exports.emplace_back(entry.name, *value);
+    }
+  }
+  return exports;
+}
+
+}  // namespace
+
+RankSetup rank_setup(const RuntimeInputs& inputs) {
+  const EnvLookup& env = inputs.env;
+  RankSetup out;
+  out.rank = discover_rank(env);
+  const RankInfo& rank = out.rank;
+  out.nodes = (rank.world_size + rank.local_world_size - 1) / rank.local_world_size;
+  out.notes.push_back("rank " + std::to_string(rank.rank) + " of " + std::to_string(rank.world_size) + " from " +
+                      (rank.variables.empty() ? std::string("no launcher (a single process)")
+                                              : rank.launcher + " (" + join(rank.variables, ", ") + ")"));
+  out.device = rank_device(inputs, rank.local_rank, out.notes);
+  out.backend = rank_backend(out.device, env);
+
   Rendezvous rendezvous = rendezvous_for(env, inputs.profile, out.nodes, inputs.job_variables);
   out.master_addr = rendezvous.addr;
   out.master_addr_origin = rendezvous.addr_origin;
   out.master_port = rendezvous.port;
   out.notes.insert(out.notes.end(), rendezvous.notes.begin(), rendezvous.notes.end());
 
-  out.exports = rank_variables(rank);
-  out.exports.emplace_back("MASTER_ADDR", out.master_addr);
-  out.exports.emplace_back("MASTER_PORT", out.master_port);
-  if (out.device.visibility) out.exports.push_back(*out.device.visibility);
-  out.exports.emplace_back("TORCH_DEVICE", out.device.torch_device);
-  out.exports.emplace_back("TORCH_BACKEND", out.backend);
-  out.exports.emplace_back(k_rank_mark, rank_mark(job_id, rank.rank, node_name(env)));  // for `ezpz kill`
+  out.exports = rank_exports(out, inputs);
   out.run = rank_run_plan(rank, env);
   if (out.run.run == RankRun::supervise) out.notes.push_back("program supervised by ezpz exec: " + out.run.reason);
-  if (inputs.profile != nullptr) {
-    // The same entries the script exports (BackendEnv::for_job), for the node and rank counts found here.
-    for (const auto& entry : inputs.profile->backend_env.for_job(out.nodes, rank.local_world_size)) {
-      if (auto value = profile_export(entry.name, entry.value, env)) out.exports.emplace_back(entry.name, *value);
-    }
-  }
   return out;
 }
 

@@ -4,15 +4,15 @@
 #include <string>
 #include <string_view>
 
-#include "ezpz/util/node.hpp"
+#include "ezpz/util/yaml_node.hpp"
 
 namespace ezpz::core {
 
 // Encodes `node` with every location (line, column, length); the file itself is not stored.
-std::string encode_node(const Node& node);
+std::string encode_node(const YamlNode& node);
 
 // Decodes what encode_node produced; locations point into `source`. Asserts on corrupt input (the
 // data is generated at build time, so corruption is a bug, not a user error).
-Node decode_node(std::string_view data, const SourceRef& source);
+YamlNode decode_node(std::string_view data, const SourceRef& source);
 
 }  // namespace ezpz::core

@@ -13,16 +13,16 @@
 
 namespace ezpz::core::yeet {
 
-class Staging {
+class PendingCopy {
  public:
   // Checks that DEST may be replaced (cache_record.hpp), creates DEST's parent directories and the
   // staging directory `.<name>.yeet-<tag>` beside DEST, and in it every directory, symbolic link and
   // empty file of the manifest. Throws UserError naming the path that failed.
-  Staging(const Manifest& manifest, std::string dest, const std::string& tag);
+  PendingCopy(const Manifest& manifest, std::string dest, const std::string& tag);
   // Removes the staging directory unless commit() succeeded.
-  ~Staging();
-  Staging(const Staging&) = delete;
-  Staging& operator=(const Staging&) = delete;
+  ~PendingCopy();
+  PendingCopy(const PendingCopy&) = delete;
+  PendingCopy& operator=(const PendingCopy&) = delete;
 
   // Writes the next `size` bytes of the content stream. Throws UserError naming the DEST path on
   // I/O errors (the caller keeps receiving and drops the rest).

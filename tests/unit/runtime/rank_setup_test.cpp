@@ -1,5 +1,5 @@
 // What `ezpz exec` exports on simulated sites: Aurora (PALS), Polaris (PMI), Frontier (Slurm), local.
-#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_setup.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,19 +11,19 @@
 namespace ezpz::core {
 namespace {
 
-std::map<std::string, std::string> exports_of(const RankEnvironment& env) {
+std::map<std::string, std::string> exports_of(const RankSetup& env) {
   return {env.exports.begin(), env.exports.end()};
 }
 
-RankEnvironment on(const std::string& system, std::map<std::string, std::string> variables) {
-  return test::rank_environment_on(system, std::move(variables));
+RankSetup on(const std::string& system, std::map<std::string, std::string> variables) {
+  return test::rank_setup_on(system, std::move(variables));
 }
 
 std::string nodefile(const std::string& text) {
   return test::temp_file("ezpz-nodefile", text);
 }
 
-TEST(RankEnvironment, AuroraRankOnSecondNode) {
+TEST(RankSetup, AuroraRankOnSecondNode) {
   std::string hosts = nodefile(
       "x4102c5s0b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\nx4102c5s1b0n0.hostmgmt2102.cm.aurora.alcf.anl.gov\n");
   auto env = exports_of(on("aurora", {{"PALS_RANKID", "13"},
@@ -52,7 +52,7 @@ TEST(RankEnvironment, AuroraRankOnSecondNode) {
   EXPECT_EQ(env.count("FI_MR_CACHE_MONITOR"), 0u) << "a value the job set itself is left alone";
 }
 
-TEST(RankEnvironment, AuroraSixRanksPerNodeDriveWholeGpus) {
+TEST(RankSetup, AuroraSixRanksPerNodeDriveWholeGpus) {
   std::string hosts = nodefile("x4102c5s0b0n0\n");
   auto env = exports_of(on("aurora", {{"PALS_RANKID", "4"},
                                       {"PALS_LOCAL_RANKID", "4"},
@@ -67,7 +67,7 @@ TEST(RankEnvironment, AuroraSixRanksPerNodeDriveWholeGpus) {
   EXPECT_EQ(env.count("CCL_OP_SYNC"), 0u);
 }
 
-TEST(RankEnvironment, PolarisReversedGpuAndNcclEnvironment) {
+TEST(RankSetup, PolarisReversedGpuAndNcclEnvironment) {
   std::string hosts = nodefile("x3005c0s13b1n0.hsn.cm.polaris.alcf.anl.gov\n");
   auto env = exports_of(on("polaris", {{"PMI_RANK", "2"},
                                        {"PMI_SIZE", "4"},
@@ -82,7 +82,7 @@ TEST(RankEnvironment, PolarisReversedGpuAndNcclEnvironment) {
   EXPECT_EQ(env["NCCL_NET"], "AWS Libfabric");
 }
 
-TEST(RankEnvironment, FrontierMultiNodeOnlyVariables) {
+TEST(RankSetup, FrontierMultiNodeOnlyVariables) {
   std::map<std::string, std::string> base = {
       {"SLURM_STEP_ID", "0"},       {"SLURM_PROCID", "9"},
       {"SLURM_NTASKS", "16"},       {"SLURM_LOCALID", "1"},
@@ -124,7 +124,7 @@ const NodefileForm k_nodefile_forms[] = {
     {"polaris", "x3005c0s13b1n0", "x3005c0s13b1n0.hsn.cm.polaris.alcf.anl.gov"},
 };
 
-TEST(RankEnvironment, EveryNodefileFormGivesOneRendezvousHost) {
+TEST(RankSetup, EveryNodefileFormGivesOneRendezvousHost) {
   for (const auto& form : k_nodefile_forms) {
     std::string hosts = nodefile(std::string(form.entry) + "\nx9999c0s0b0n0\n");
     auto env = exports_of(on(form.system, {{"PALS_RANKID", "0"},
@@ -152,7 +152,7 @@ TEST(MasterAddrFor, PatternsWithoutSuffixOrPlaceholder) {
 
 // Issue 10.4/10.5: profile values that extend a path list. ezpz exec expands their references, and
 // adds them where the script has not (ezpz launch inside an allocation), but never twice.
-TEST(RankEnvironment, ProfilePathListsAreExtendedOnce) {
+TEST(RankSetup, ProfilePathListsAreExtendedOnce) {
   std::map<std::string, std::string> polaris = {{"PMI_RANK", "0"},
                                                 {"PMI_SIZE", "4"},
                                                 {"PMI_LOCAL_RANK", "0"},
@@ -179,7 +179,7 @@ TEST(RankEnvironment, ProfilePathListsAreExtendedOnce) {
   EXPECT_EQ(frontier["LD_LIBRARY_PATH"], "/opt/cray/pe/lib64:/opt/rocm/lib");
 }
 
-TEST(RankEnvironment, SameAddressAndPortOnEveryRank) {
+TEST(RankSetup, SameAddressAndPortOnEveryRank) {
   std::map<std::string, std::string> seen;
   for (int rank = 0; rank < 8; ++rank) {
     auto env = exports_of(on("slurm", {{"SLURM_STEP_ID", "0"},
@@ -196,7 +196,7 @@ TEST(RankEnvironment, SameAddressAndPortOnEveryRank) {
   EXPECT_EQ(seen.begin()->first, "n1:" + std::to_string(port_for_job("4242")));
 }
 
-TEST(RankEnvironment, MultiNodeWithoutHostsFailsInsteadOfGuessingLocalhost) {
+TEST(RankSetup, MultiNodeWithoutHostsFailsInsteadOfGuessingLocalhost) {
   try {
     on("pbs", {{"PMI_RANK", "5"}, {"PMI_SIZE", "8"}, {"PMI_LOCAL_RANK", "1"}, {"PMI_LOCAL_SIZE", "4"}});
     FAIL() << "expected a UserError";
@@ -206,7 +206,7 @@ TEST(RankEnvironment, MultiNodeWithoutHostsFailsInsteadOfGuessingLocalhost) {
   }
 }
 
-TEST(RankEnvironment, BadMasterPortAndVisibilityListsAreErrors) {
+TEST(RankSetup, BadMasterPortAndVisibilityListsAreErrors) {
   for (const char* port : {"abc", "0", "65536", "-1", "12ab", "999999"}) {
     EXPECT_THROW(on("aurora", {{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", port}}), UserError) << port;
   }
@@ -222,7 +222,7 @@ TEST(RankEnvironment, BadMasterPortAndVisibilityListsAreErrors) {
   }
 }
 
-TEST(RankEnvironment, ExplicitChoicesWin) {
+TEST(RankSetup, ExplicitChoicesWin) {
   auto env = exports_of(on("aurora", {{"MASTER_ADDR", "10.0.0.1"},
                                       {"MASTER_PORT", "1234"},
                                       {"EZPZ_TORCH_DEVICE", "cpu"},

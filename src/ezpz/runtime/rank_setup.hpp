@@ -23,7 +23,7 @@ struct RuntimeInputs {
   JobVariables job_variables = Catalog::builtin_job_variables();  // where the job id and hosts are
 };
 
-struct RankEnvironment {
+struct RankSetup {
   RankInfo rank;
   DeviceChoice device;
   std::string backend;
@@ -41,7 +41,7 @@ struct RankEnvironment {
 // Throws UserError for anything that would make ranks disagree or hang: contradictory launcher
 // variables, a multi-node job without a host list or MASTER_ADDR (never a silent localhost), an
 // unknown EZPZ_TORCH_BACKEND.
-RankEnvironment rank_environment(const RuntimeInputs& inputs);
+RankSetup rank_setup(const RuntimeInputs& inputs);
 
 // Looks a host name up: nullopt when it resolves, else why it does not.
 using HostResolver = std::function<std::optional<std::string>(const std::string& host)>;
@@ -54,7 +54,7 @@ HostResolver system_host_resolver();
 // than one node has a rendezvous host that does not resolve here: rank 0's peers would wait for it
 // until the walltime. Only local rank 0 of each node looks the name up (one lookup per node); a
 // single-node job looks up nothing.
-void check_rendezvous_host(const RankEnvironment& rank_env, const HostResolver& resolve);
+void check_rendezvous_host(const RankSetup& rank_env, const HostResolver& resolve);
 
 // The rendezvous host for a job whose first host is `host`, by the profile's `master_addr` pattern:
 // `host` is cut at the first '.', and where the pattern adds text to the first label of the name

@@ -16,13 +16,13 @@ namespace ezpz::core {
 
 struct MapEntry;
 
-struct Node {
+struct YamlNode {
   enum class Kind { null, scalar, sequence, map };
 
   Kind kind = Kind::null;
   std::string scalar;             // the text of a scalar
   bool quoted = false;            // scalar was written in quotes
-  std::vector<Node> items;        // sequence items
+  std::vector<YamlNode> items;    // sequence items
   std::vector<MapEntry> entries;  // map entries in document order
   SourceLoc loc;
 
@@ -32,7 +32,7 @@ struct Node {
   bool is_map() const { return kind == Kind::map; }
 
   // The value under `key` in a map, or nullptr.
-  const Node* find(std::string_view key) const;
+  const YamlNode* find(std::string_view key) const;
   // "a string 'abc'", "a list", "a map", "nothing": what was found, for error messages.
   std::string describe() const;
 };
@@ -40,35 +40,35 @@ struct Node {
 struct MapEntry {
   std::string key;
   SourceLoc key_loc;
-  Node value;
+  YamlNode value;
 };
 
 // Parses YAML text. A malformed document throws UserError at yaml-cpp's location. An empty document
 // is a null node. Offsets shift reported locations (for values embedded in a larger text, like --set).
-Node parse_yaml(const SourceRef& source, int line_offset = 0, int column_offset = 0);
+YamlNode parse_yaml(const SourceRef& source, int line_offset = 0, int column_offset = 0);
 // Parses `text`, a part of `source`'s text that starts at line `line_offset` + 1, column `column_offset` + 1.
-Node parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset);
+YamlNode parse_yaml(const SourceRef& source, std::string_view text, int line_offset, int column_offset);
 
 // `overlay` on top of `base`: maps merge key by key, anything else is replaced. A null overlay value
 // replaces the base value with null, which readers take as "absent" (or "remove" where that matters). Every node keeps
 // the location of the file it came from.
-Node merge_nodes(const Node& base, const Node& overlay);
+YamlNode merge_nodes(const YamlNode& base, const YamlNode& overlay);
 
 // A scalar node made in code (for built-in defaults), located at `loc`.
-Node make_scalar(std::string text, SourceLoc loc);
+YamlNode make_scalar(std::string text, SourceLoc loc);
 
 // --- typed reads that report into Diagnostics; `what` names the key in messages ----------------
 
 // A map, or an error; returns whether `node` is a map.
-bool expect_map(const Node& node, std::string_view what, Diagnostics& diagnostics);
+bool expect_map(const YamlNode& node, std::string_view what, Diagnostics& diagnostics);
 // Reports every key of `map` that is not in `allowed`, with a "did you mean" hint.
-void check_keys(const Node& map, const std::vector<std::string>& allowed, Diagnostics& diagnostics,
+void check_keys(const YamlNode& map, const std::vector<std::string>& allowed, Diagnostics& diagnostics,
                 std::string_view context = {});
-std::optional<std::string> read_string(const Node& node, std::string_view what, Diagnostics& diagnostics);
-std::optional<long> read_int(const Node& node, std::string_view what, long min, long max, Diagnostics& diagnostics);
-std::optional<bool> read_bool(const Node& node, std::string_view what, Diagnostics& diagnostics);
+std::optional<std::string> read_string(const YamlNode& node, std::string_view what, Diagnostics& diagnostics);
+std::optional<long> read_int(const YamlNode& node, std::string_view what, long min, long max, Diagnostics& diagnostics);
+std::optional<bool> read_bool(const YamlNode& node, std::string_view what, Diagnostics& diagnostics);
 // A list of scalars; a single scalar is accepted as a one-item list when `allow_scalar`.
-std::optional<std::vector<std::string>> read_string_list(const Node& node, std::string_view what,
+std::optional<std::vector<std::string>> read_string_list(const YamlNode& node, std::string_view what,
                                                          Diagnostics& diagnostics, bool allow_scalar = false);
 
 }  // namespace ezpz::core
@@ -78,12 +78,12 @@ namespace ezpz::core {
 // One key of a section and what to do with its (non-null) value.
 struct KeyHandler {
   std::string key;
-  std::function<void(const Node&)> read;
+  std::function<void(const YamlNode&)> read;
 };
 
 // Reads the map `node` through a table of handlers: unknown keys are reported with a hint, null values
 // are skipped (null means "absent"). Returns false when `node` is not a map.
-bool read_section(const Node& node, std::string_view what, const std::vector<KeyHandler>& handlers,
+bool read_section(const YamlNode& node, std::string_view what, const std::vector<KeyHandler>& handlers,
                   Diagnostics& diagnostics);
 
 }  // namespace ezpz::core

@@ -1,5 +1,5 @@
 // Receiving a copy into a staging directory and moving it into place.
-#include "ezpz/yeet/staging.hpp"
+#include "ezpz/yeet/pending_copy.hpp"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -70,7 +70,7 @@ void remove_tree(const std::string& path) {
   ::unlink(path.c_str());
 }
 
-Staging::Staging(const Manifest& manifest, std::string dest, const std::string& tag)
+PendingCopy::PendingCopy(const Manifest& manifest, std::string dest, const std::string& tag)
     : m_manifest(manifest),
       m_dest(std::move(dest)),
       m_cursor(manifest),
@@ -85,20 +85,20 @@ Staging::Staging(const Manifest& manifest, std::string dest, const std::string& 
   create_skeleton();
 }
 
-Staging::~Staging() {
+PendingCopy::~PendingCopy() {
   if (m_fd >= 0) ::close(m_fd);
   if (!m_committed) remove_tree(m_dir);
 }
 
-std::string Staging::staged(const Entry& entry) const {
+std::string PendingCopy::staged(const Entry& entry) const {
   return entry.path.empty() ? m_dir : m_dir + "/" + entry.path;
 }
 
-std::string Staging::shown(const Entry& entry) const {
+std::string PendingCopy::shown(const Entry& entry) const {
   return entry.path.empty() ? m_dest : m_dest + "/" + entry.path;
 }
 
-void Staging::create_skeleton() {
+void PendingCopy::create_skeleton() {
   for (const auto& entry : m_manifest.entries) {
     if (entry.path.empty()) continue;
     int status = 0;
@@ -120,7 +120,7 @@ void Staging::create_skeleton() {
   }
 }
 
-void Staging::write(const char* data, std::size_t size) {
+void PendingCopy::write(const char* data, std::size_t size) {
   m_cursor.advance(size, [&](const FilePiece& piece) {
     const Entry& entry = m_manifest.entries[m_cursor.content_files()[piece.file]];
     if (piece.first) {
@@ -152,7 +152,7 @@ void Staging::write(const char* data, std::size_t size) {
   });
 }
 
-void Staging::verify(const std::vector<std::uint64_t>& expected) const {
+void PendingCopy::verify(const std::vector<std::uint64_t>& expected) const {
   const auto& files = m_cursor.content_files();
   if (expected.size() != files.size()) throw UserError("the source's checksums do not fit the file list");
   std::size_t differing = 0;
@@ -166,7 +166,7 @@ void Staging::verify(const std::vector<std::uint64_t>& expected) const {
                   (differing > 1 ? " (and " + std::to_string(differing - 1) + " more files)" : std::string()));
 }
 
-void Staging::restore_metadata() const {
+void PendingCopy::restore_metadata() const {
   // Files first, then directories deepest first: a read-only directory must not stop what is inside.
   for (const auto& entry : m_manifest.entries) {
     if (entry.kind == EntryKind::file && ::chmod(staged(entry).c_str(), entry.mode) != 0) {
@@ -183,7 +183,7 @@ void Staging::restore_metadata() const {
   }
 }
 
-void Staging::move_into_place() {
+void PendingCopy::move_into_place() {
   check_replaceable(m_dest);
   if (::rename(m_dir.c_str(), m_dest.c_str()) == 0) return;
   if (errno != EEXIST && errno != ENOTEMPTY)
@@ -202,7 +202,7 @@ void Staging::move_into_place() {
   remove_tree(m_dir);  // now the older copy
 }
 
-void Staging::commit(const std::vector<std::uint64_t>& expected, VenvMode venv, std::uint64_t key) {
+void PendingCopy::commit(const std::vector<std::uint64_t>& expected, VenvMode venv, std::uint64_t key) {
   verify(expected);
   if (m_manifest.kind == SourceKind::archive) {
     std::string archive = m_dir + "/" + std::string(k_archive_entry);

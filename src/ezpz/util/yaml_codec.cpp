@@ -1,5 +1,5 @@
 // LEB128 varints and length-prefixed strings; one tag byte per node.
-#include "ezpz/util/node_codec.hpp"
+#include "ezpz/util/yaml_codec.hpp"
 
 #include <cassert>
 
@@ -27,33 +27,33 @@ void put_loc(std::string& out, const SourceLoc& loc) {
   put_number(out, static_cast<unsigned long>(loc.length));
 }
 
-void put_node(std::string& out, const Node& node) {
+void put_node(std::string& out, const YamlNode& node) {
   switch (node.kind) {
-    case Node::Kind::null:
+    case YamlNode::Kind::null:
       out += k_null;
       break;
-    case Node::Kind::scalar:
+    case YamlNode::Kind::scalar:
       out += node.quoted ? k_quoted : k_scalar;
       break;
-    case Node::Kind::sequence:
+    case YamlNode::Kind::sequence:
       out += k_sequence;
       break;
-    case Node::Kind::map:
+    case YamlNode::Kind::map:
       out += k_map;
       break;
   }
   put_loc(out, node.loc);
   switch (node.kind) {
-    case Node::Kind::null:
+    case YamlNode::Kind::null:
       break;
-    case Node::Kind::scalar:
+    case YamlNode::Kind::scalar:
       put_text(out, node.scalar);
       break;
-    case Node::Kind::sequence:
+    case YamlNode::Kind::sequence:
       put_number(out, node.items.size());
       for (const auto& item : node.items) put_node(out, item);
       break;
-    case Node::Kind::map:
+    case YamlNode::Kind::map:
       put_number(out, node.entries.size());
       for (const auto& entry : node.entries) {
         put_text(out, entry.key);
@@ -92,29 +92,29 @@ struct Reader {
     result.length = static_cast<int>(number());
     return result;
   }
-  Node node() {
+  YamlNode node() {
     assert(pos < data.size());
     char tag = data[pos++];
-    Node out;
+    YamlNode out;
     out.loc = loc();
     switch (tag) {
       case k_null:
         break;
       case k_quoted:
       case k_scalar:
-        out.kind = Node::Kind::scalar;
+        out.kind = YamlNode::Kind::scalar;
         out.quoted = tag == k_quoted;
         out.scalar = text();
         break;
       case k_sequence: {
-        out.kind = Node::Kind::sequence;
+        out.kind = YamlNode::Kind::sequence;
         size_t count = number();
         out.items.reserve(count);
         for (size_t i = 0; i < count; ++i) out.items.push_back(node());
         break;
       }
       case k_map: {
-        out.kind = Node::Kind::map;
+        out.kind = YamlNode::Kind::map;
         size_t count = number();
         out.entries.reserve(count);
         for (size_t i = 0; i < count; ++i) {
@@ -135,15 +135,15 @@ struct Reader {
 
 }  // namespace
 
-std::string encode_node(const Node& node) {
+std::string encode_node(const YamlNode& node) {
   std::string out;
   put_node(out, node);
   return out;
 }
 
-Node decode_node(std::string_view data, const SourceRef& source) {
+YamlNode decode_node(std::string_view data, const SourceRef& source) {
   Reader reader{data, 0, source};
-  Node node = reader.node();
+  YamlNode node = reader.node();
   assert(reader.pos == data.size());
   return node;
 }

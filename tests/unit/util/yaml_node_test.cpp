@@ -1,23 +1,23 @@
 // The located YAML tree: locations, errors from yaml-cpp, and merging for `extends:`.
-#include "ezpz/util/node.hpp"
-#include "ezpz/util/node_codec.hpp"
+#include "ezpz/util/yaml_node.hpp"
 #include "ezpz/util/text.hpp"
+#include "ezpz/util/yaml_codec.hpp"
 
 #include <gtest/gtest.h>
 
 namespace ezpz::core {
 namespace {
 
-Node parse(const std::string& name, const std::string& text) {
+YamlNode parse(const std::string& name, const std::string& text) {
   return parse_yaml(make_source(name, text));
 }
 
 TEST(ParseYaml, KeepsLineAndColumnOfEveryValue) {
-  Node root = parse("a.yaml", "name: x\nnested:\n  key: [1, 22]\n");
+  YamlNode root = parse("a.yaml", "name: x\nnested:\n  key: [1, 22]\n");
   ASSERT_TRUE(root.is_map());
   EXPECT_EQ(root.entries[0].key_loc.describe(), "a.yaml:1:1");
   EXPECT_EQ(root.find("name")->loc.describe(), "a.yaml:1:7");
-  const Node& list = *root.find("nested")->find("key");
+  const YamlNode& list = *root.find("nested")->find("key");
   EXPECT_EQ(list.items[1].loc.describe(), "a.yaml:3:12");
   EXPECT_EQ(list.items[1].loc.length, 2);
 }
@@ -101,15 +101,15 @@ TEST(IsValidUtf8, AcceptsUtf8AndRejectsEverythingElse) {
 
 TEST(ParseYaml, OffsetsShiftLocationsOfEmbeddedValues) {
   auto source = make_source("--set", "nodes=abc", true);
-  Node value = parse_yaml(source, "abc", 0, 6);
+  YamlNode value = parse_yaml(source, "abc", 0, 6);
   EXPECT_EQ(value.loc.line, 1);
   EXPECT_EQ(value.loc.column, 7);
 }
 
 TEST(MergeNodes, MapsMergeKeyByKeyAndEverythingElseIsReplaced) {
-  Node base = parse("base.yaml", "a: 1\nm: {x: 1, y: 2}\nl: [1, 2]\n");
-  Node over = parse("over.yaml", "m: {y: 3, z: 4}\nl: [9]\nb: 2\n");
-  Node merged = merge_nodes(base, over);
+  YamlNode base = parse("base.yaml", "a: 1\nm: {x: 1, y: 2}\nl: [1, 2]\n");
+  YamlNode over = parse("over.yaml", "m: {y: 3, z: 4}\nl: [9]\nb: 2\n");
+  YamlNode merged = merge_nodes(base, over);
   EXPECT_EQ(merged.find("a")->scalar, "1");
   EXPECT_EQ(merged.find("a")->loc.file->name, "base.yaml");
   EXPECT_EQ(merged.find("m")->find("x")->scalar, "1");
@@ -121,19 +121,19 @@ TEST(MergeNodes, MapsMergeKeyByKeyAndEverythingElseIsReplaced) {
 }
 
 TEST(MergeNodes, NullRemovesForEveryLaterReader) {
-  Node merged = merge_nodes(parse("b.yaml", "q: {debug: {max_nodes: 2}}\n"), parse("o.yaml", "q: {debug: null}\n"));
+  YamlNode merged = merge_nodes(parse("b.yaml", "q: {debug: {max_nodes: 2}}\n"), parse("o.yaml", "q: {debug: null}\n"));
   ASSERT_NE(merged.find("q")->find("debug"), nullptr);
   EXPECT_TRUE(merged.find("q")->find("debug")->is_null());
 }
 
 TEST(ReadSection, ReportsUnknownKeysWithHintsAndSkipsNulls) {
-  Node root = parse("s.yaml", "alpha: 1\nbeta: ~\ngamma: 3\nalpah: 4\n");
+  YamlNode root = parse("s.yaml", "alpha: 1\nbeta: ~\ngamma: 3\nalpah: 4\n");
   Diagnostics d;
   int seen = 0;
   read_section(root, "section",
-               {{"alpha", [&](const Node&) { ++seen; }},
-                {"beta", [&](const Node&) { ++seen; }},
-                {"gamma", [&](const Node&) { ++seen; }}},
+               {{"alpha", [&](const YamlNode&) { ++seen; }},
+                {"beta", [&](const YamlNode&) { ++seen; }},
+                {"gamma", [&](const YamlNode&) { ++seen; }}},
                d);
   EXPECT_EQ(seen, 2);
   ASSERT_EQ(d.items().size(), 1u);
@@ -149,8 +149,8 @@ namespace {
 
 TEST(NodeCodec, RoundTripsEveryKindWithLocations) {
   auto source = make_source("c.yaml", "a: 1\nb: [x, 'y z', ~]\nc: {d: \"q\"}\ne:\n");
-  Node original = parse_yaml(source);
-  Node decoded = decode_node(encode_node(original), source);
+  YamlNode original = parse_yaml(source);
+  YamlNode decoded = decode_node(encode_node(original), source);
   EXPECT_EQ(encode_node(decoded), encode_node(original));
   EXPECT_EQ(decoded.find("b")->items[1].scalar, "y z");
   EXPECT_TRUE(decoded.find("b")->items[1].quoted);

@@ -1,6 +1,6 @@
 // What `ezpz exec` exports under Open MPI's mpirun on a simulated Sophia (PBS Pro, DGX A100 nodes):
 // rank variables OMPI_COMM_WORLD_*, the PBS host file, 8 GPUs per node, nccl, MASTER_ADDR on lab.alcf.anl.gov.
-#include "ezpz/runtime/rank_environment.hpp"
+#include "ezpz/runtime/rank_setup.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,11 +23,11 @@ std::map<std::string, std::string> open_mpi_rank(long rank, long size, long loca
 }
 
 std::map<std::string, std::string> exports_on_sophia(std::map<std::string, std::string> variables) {
-  auto env = test::rank_environment_on("sophia", std::move(variables));
+  auto env = test::rank_setup_on("sophia", std::move(variables));
   return {env.exports.begin(), env.exports.end()};
 }
 
-TEST(RankEnvironmentOpenMpi, SophiaRankOnTheSecondNode) {
+TEST(RankSetupOpenMpi, SophiaRankOnTheSecondNode) {
   std::string hosts = test::temp_file("ezpz-sophia-nodes", "sophia-gpu-07\nsophia-gpu-11\n");
   auto env = exports_on_sophia(open_mpi_rank(9, 16, 1, 8, hosts));
   EXPECT_EQ(env["RANK"], "9");
@@ -42,7 +42,7 @@ TEST(RankEnvironmentOpenMpi, SophiaRankOnTheSecondNode) {
   EXPECT_EQ(env["TORCH_BACKEND"], "nccl");
 }
 
-TEST(RankEnvironmentOpenMpi, EveryLocalRankGetsItsOwnGpu) {
+TEST(RankSetupOpenMpi, EveryLocalRankGetsItsOwnGpu) {
   std::string hosts = test::temp_file("ezpz-sophia-one", "sophia-gpu-03\n");
   for (long local = 0; local < 8; ++local) {
     auto env = exports_on_sophia(open_mpi_rank(local, 8, local, 8, hosts));
@@ -51,14 +51,14 @@ TEST(RankEnvironmentOpenMpi, EveryLocalRankGetsItsOwnGpu) {
   }
 }
 
-TEST(RankEnvironmentOpenMpi, AFullyQualifiedHostFileGivesTheSameMasterAddr) {
+TEST(RankSetupOpenMpi, AFullyQualifiedHostFileGivesTheSameMasterAddr) {
   std::string hosts =
       test::temp_file("ezpz-sophia-fqdn", "sophia-gpu-07.lab.alcf.anl.gov\nsophia-gpu-11.lab.alcf.anl.gov\n");
   auto env = exports_on_sophia(open_mpi_rank(0, 16, 0, 8, hosts));
   EXPECT_EQ(env["MASTER_ADDR"], "sophia-gpu-07.lab.alcf.anl.gov");
 }
 
-TEST(RankEnvironmentOpenMpi, ByGpuJobChoosesAmongTheGpusPbsGave) {
+TEST(RankSetupOpenMpi, ByGpuJobChoosesAmongTheGpusPbsGave) {
   // by-gpu: PBS gives the job some GPUs of a node; the ranks share them out by local rank.
   std::string hosts = test::temp_file("ezpz-sophia-by-gpu", "sophia-gpu-05\n");
   auto variables = open_mpi_rank(1, 4, 1, 4, hosts);
@@ -68,7 +68,7 @@ TEST(RankEnvironmentOpenMpi, ByGpuJobChoosesAmongTheGpusPbsGave) {
   EXPECT_EQ(env["TORCH_DEVICE"], "cuda:0");
 }
 
-TEST(RankEnvironmentOpenMpi, OpenMpiVariablesWinOverAStaleOuterRank) {
+TEST(RankSetupOpenMpi, OpenMpiVariablesWinOverAStaleOuterRank) {
   // A torchrun-style RANK left in the job's environment must not override the launcher's own rank.
   std::string hosts = test::temp_file("ezpz-sophia-stale", "sophia-gpu-01\nsophia-gpu-02\n");
   auto variables = open_mpi_rank(12, 16, 4, 8, hosts);
