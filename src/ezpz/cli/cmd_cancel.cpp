@@ -20,11 +20,11 @@ void add_cancel_command(CLI::App& app, CommandAction& action) {
   add_records_option(*command, *records);
   command->callback([&action, ids, records, system] {
     action = [ids, records, system] {
-      Installation env = Installation::from_process();
+      Installation installation = Installation::from_process();
       std::string root = records_root(*records);
       SystemProcessRunner runner;
       for (const auto& id : *ids) {
-        JobRef ref = find_job(env, root, id, *system);
+        JobRef ref = find_job(installation, root, id, *system);
         std::string said = cancel_job(ref, runner);
         if (!said.empty()) std::cerr << said << "\n";  // what qdel/scancel said anyway
         std::cerr << "ezpz: cancelled " << ref.job_id << "\n";

@@ -32,21 +32,21 @@ struct DoctorCommandOptions {
 };
 
 // The system checked against, and why: --system, $EZPZ_SYSTEM, the spec's, else detection.
-void choose_system(const DoctorCommandOptions& flags, const Catalog& catalog, DoctorInputs& inputs) {
-  if (inputs.job && flags.job.system.empty() && !setting(inputs.env, "EZPZ_SYSTEM")) {
+void choose_system(const DoctorCommandOptions& options, const Catalog& catalog, DoctorInputs& inputs) {
+  if (inputs.job && options.job.system.empty() && !setting(inputs.env, "EZPZ_SYSTEM")) {
     inputs.system = inputs.job->profile->name;
     inputs.system_why = "by the spec";
     return;
   }
-  Detection chosen = chosen_system(catalog, flags.job.system, inputs.env, host_name());
+  Detection chosen = chosen_system(catalog, options.job.system, inputs.env, host_name());
   (void)catalog.system(chosen.system);  // an unknown name is the user's error
   inputs.system = chosen.system;
   inputs.system_why = chosen.reason;
 }
 
-int print_report(const DoctorCommandOptions& flags, const DoctorInputs& inputs, const std::vector<Finding>& findings,
+int print_report(const DoctorCommandOptions& options, const DoctorInputs& inputs, const std::vector<Finding>& findings,
                  const nlohmann::json& extra) {
-  if (flags.json) {
+  if (options.json) {
     nlohmann::json report = doctor_json(inputs, findings);
     for (const auto& [key, value] : extra.items()) report[key] = value;
     std::cout << json_text(report, 2) << std::endl;
@@ -68,7 +68,8 @@ int print_report(const DoctorCommandOptions& flags, const DoctorInputs& inputs, 
 }
 
 // --all-nodes: every node's checks through the profile's launcher, one task per node.
-nlohmann::json all_nodes(const DoctorCommandOptions& flags, const DoctorInputs& inputs, const Installation& env) {
+nlohmann::json all_nodes(const DoctorCommandOptions& options, const DoctorInputs& inputs,
+                         const Installation& installation) {
   Allocation allocation = current_allocation(inputs.env, {}, inputs.catalog->job_variables());
   if (allocation.hosts.empty()) {
     throw UserError("--all-nodes checks the nodes of an allocation, and nothing names them here",
@@ -79,13 +80,14 @@ nlohmann::json all_nodes(const DoctorCommandOptions& flags, const DoctorInputs& 
   request.system = inputs.system;
   request.nodes = static_cast<long>(allocation.hosts.size());
   request.per_node = true;
-  request.program = {env.ezpz_bin, "doctor"};
-  if (!flags.job.spec_path.empty()) request.program.push_back(flags.job.spec_path);
-  request.program.insert(request.program.end(), {"--node-checks", "--system", inputs.system, "--python", flags.python});
-  for (const auto& binary : flags.binaries) request.program.insert(request.program.end(), {"--binary", binary});
-  for (const auto& assignment : flags.job.assignments)
+  request.program = {installation.ezpz_bin, "doctor"};
+  if (!options.job.spec_path.empty()) request.program.push_back(options.job.spec_path);
+  request.program.insert(request.program.end(),
+                         {"--node-checks", "--system", inputs.system, "--python", options.python});
+  for (const auto& binary : options.binaries) request.program.insert(request.program.end(), {"--binary", binary});
+  for (const auto& assignment : options.job.assignments)
     request.program.insert(request.program.end(), {"--set", assignment});
-  LaunchPlan plan = plan_launch(*inputs.catalog, request, inputs.env, env.ezpz_bin);
+  LaunchPlan plan = plan_launch(*inputs.catalog, request, inputs.env, installation.ezpz_bin);
   std::cerr << "ezpz doctor: " << command_text(plan.argv) << "\n";
   SystemProcessRunner runner(k_all_nodes_timeout);
   ProcessResult result = runner.run(plan.argv);
@@ -105,48 +107,49 @@ nlohmann::json all_nodes(const DoctorCommandOptions& flags, const DoctorInputs& 
   return {{"nodes", nodes}, {"differences", differences}};
 }
 
-int run_doctor_command(const DoctorCommandOptions& flags) {
-  Installation env = Installation::from_process();
+int run_doctor_command(const DoctorCommandOptions& options) {
+  Installation installation = Installation::from_process();
   DoctorInputs inputs;
-  inputs.catalog = &env.catalog;
+  inputs.catalog = &installation.catalog;
   inputs.env = process_env();
   inputs.node = node_name(inputs.env);
   SystemProcessRunner runner;  // each program the checks ask: $EZPZ_SCHEDULER_TIMEOUT, else 120 s
   inputs.runner = &runner;
-  inputs.binaries = flags.binaries;
-  inputs.python = flags.python;
-  if (!flags.job.spec_path.empty()) inputs.job = flags.job.resolve_job(env.catalog);
-  choose_system(flags, env.catalog, inputs);
-  if (flags.node_checks) {
+  inputs.binaries = options.binaries;
+  inputs.python = options.python;
+  if (!options.job.spec_path.empty()) inputs.job = options.job.resolve_job(installation.catalog);
+  choose_system(options, installation.catalog, inputs);
+  if (options.node_checks) {
     std::cout << node_answer(inputs.node, run_doctor(inputs, CheckScope::node)) << std::flush;
     return k_exit_ok;
   }
-  if (!flags.all_nodes)
-    return print_report(flags, inputs, run_doctor(inputs, CheckScope::all), nlohmann::json::object());
-  return print_report(flags, inputs, run_doctor(inputs, CheckScope::site), all_nodes(flags, inputs, env));
+  if (!options.all_nodes)
+    return print_report(options, inputs, run_doctor(inputs, CheckScope::all), nlohmann::json::object());
+  return print_report(options, inputs, run_doctor(inputs, CheckScope::site), all_nodes(options, inputs, installation));
 }
 
 }  // namespace
 
 void add_doctor_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<DoctorCommandOptions>();
+  auto options = std::make_shared<DoctorCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "doctor", "Check this machine for what makes jobs fail before their first step, with a remedy for each");
-  command->add_option("spec", flags->job.spec_path, "a job spec: its nodes, modules, setup and stage are checked too");
-  command->add_option("--system", flags->job.system,
+  command->add_option("spec", options->job.spec_path,
+                      "a job spec: its nodes, modules, setup and stage are checked too");
+  command->add_option("--system", options->job.system,
                       "the system to check against (default: $EZPZ_SYSTEM, the spec, detection)");
-  command->add_option("--set", flags->job.assignments, "override a spec key, as for render")
+  command->add_option("--set", options->job.assignments, "override a spec key, as for render")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
-  command->add_flag("--json", flags->json, "print the report as JSON (docs/doctor.md)");
-  command->add_flag("--all-nodes", flags->all_nodes,
+  command->add_flag("--json", options->json, "print the report as JSON (docs/doctor.md)");
+  command->add_flag("--all-nodes", options->all_nodes,
                     "inside a job: run the node checks on every node through the launcher; print what differs");
   command
-      ->add_option("--binary", flags->binaries,
+      ->add_option("--binary", options->binaries,
                    "a program whose MPI library is checked against the launcher (repeatable)")
       ->allow_extra_args(false);
-  command->add_option("--python", flags->python, "the Python whose mpi4py is checked (default python3)");
-  command->add_flag("--node-checks", flags->node_checks, "one node's answer for --all-nodes (internal)")->group("");
+  command->add_option("--python", options->python, "the Python whose mpi4py is checked (default python3)");
+  command->add_flag("--node-checks", options->node_checks, "one node's answer for --all-nodes (internal)")->group("");
   command->footer("Checks: " +
                   [] {
                     std::vector<std::string> names;
@@ -155,7 +158,7 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
                   }() +
                   ".\nEach reports ok, warn or error with a finding and a remedy. Exit code 0 unless a check found an "
                   "error (1).");
-  command->callback([&action, flags] { action = [flags] { return run_doctor_command(*flags); }; });
+  command->callback([&action, options] { action = [options] { return run_doctor_command(*options); }; });
 }
 
 }  // namespace ezpz::core

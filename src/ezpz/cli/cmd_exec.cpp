@@ -21,8 +21,8 @@ void add_exec_command(CLI::App& app, CommandAction& action) {
   command->callback([&action, system, print] {
     auto program = program_after_separator();
     action = [system, print, program] {
-      Installation env = Installation::from_process();
-      return exec_rank(env, runtime_system(env, *system), program, *print);
+      Installation installation = Installation::from_process();
+      return exec_rank(installation, runtime_system(installation, *system), program, *print);
     };
   });
 }

@@ -20,44 +20,44 @@ struct InitCommandOptions {
   bool force = false;
 };
 
-int run_init(const InitCommandOptions& flags) {
-  Installation env = Installation::from_process();
-  Detection chosen = chosen_system(env.catalog, flags.system, process_env(), host_name());
+int run_init(const InitCommandOptions& options) {
+  Installation installation = Installation::from_process();
+  Detection chosen = chosen_system(installation.catalog, options.system, process_env(), host_name());
   const std::string& name = chosen.system;
   const std::string& why = chosen.reason;
   SourceLoc where;
-  if (!flags.system.empty())
+  if (!options.system.empty())
     where = SourceLoc{make_source("--system", name, true), 1, 1, static_cast<int>(name.size())};
-  const SystemProfile& profile = env.catalog.system(name, where);
-  std::string text = starter_spec(profile, why, flags.file == "-" ? "job.yaml" : flags.file);
-  if (flags.file == "-") {
+  const SystemProfile& profile = installation.catalog.system(name, where);
+  std::string text = starter_spec(profile, why, options.file == "-" ? "job.yaml" : options.file);
+  if (options.file == "-") {
     std::cout << text << std::flush;
     return k_exit_ok;
   }
   std::error_code error;
-  if (!flags.force && std::filesystem::exists(flags.file, error)) {
-    throw UserError(flags.file + " exists; ezpz init does not overwrite it",
+  if (!options.force && std::filesystem::exists(options.file, error)) {
+    throw UserError(options.file + " exists; ezpz init does not overwrite it",
                     "choose another file name, or --force to replace it");
   }
-  write_file_atomically(flags.file, text);
-  std::cerr << "ezpz: wrote " << flags.file << " for system '" << name << "' (" << why
-            << "); fill in what it marks, then: ezpz validate " << flags.file << "\n";
+  write_file_atomically(options.file, text);
+  std::cerr << "ezpz: wrote " << options.file << " for system '" << name << "' (" << why
+            << "); fill in what it marks, then: ezpz validate " << options.file << "\n";
   return k_exit_ok;
 }
 
 }  // namespace
 
 void add_init_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<InitCommandOptions>();
+  auto options = std::make_shared<InitCommandOptions>();
   CLI::App* command = app.add_subcommand("init", "Write a commented job spec for this system to start from");
-  command->add_option("file", flags->file, "where to write it (default job.yaml; '-' for stdout)");
-  command->add_option("--system", flags->system, "the system to write it for (default: $EZPZ_SYSTEM, else detected)");
-  command->add_flag("--force", flags->force, "replace FILE when it exists");
+  command->add_option("file", options->file, "where to write it (default job.yaml; '-' for stdout)");
+  command->add_option("--system", options->system, "the system to write it for (default: $EZPZ_SYSTEM, else detected)");
+  command->add_flag("--force", options->force, "replace FILE when it exists");
   command->footer(
       "The spec has the system's required keys, default queue and filesystems filled in. A value only\n"
       "you know (your project) is left empty with a 'fill in' comment: ezpz validate reports it until\n"
       "it is filled. ezpz systems show NAME lists the system's queues and defaults.");
-  command->callback([&action, flags] { action = [flags] { return run_init(*flags); }; });
+  command->callback([&action, options] { action = [options] { return run_init(*options); }; });
 }
 
 }  // namespace ezpz::core

@@ -55,15 +55,16 @@ int kill_here(const KillOptions& options) {
 
 // --all-nodes: `ezpz kill` once on every node, through the allocation's own launcher (no SSH).
 int kill_everywhere(const KillOptions& options) {
-  Installation env = Installation::from_process();
+  Installation installation = Installation::from_process();
   LaunchRequest request;
-  request.system = runtime_system(env, options.system);
+  request.system = runtime_system(installation, options.system);
   request.per_node = true;
-  request.program = {env.ezpz_bin, "kill", "--signal", options.signal};
-  std::string job = options.job.empty() ? current_job_id(process_env(), env.catalog.job_variables()) : options.job;
+  request.program = {installation.ezpz_bin, "kill", "--signal", options.signal};
+  std::string job =
+      options.job.empty() ? current_job_id(process_env(), installation.catalog.job_variables()) : options.job;
   if (!job.empty()) request.program.insert(request.program.end(), {"--job", job});
   if (options.dry_run) request.program.push_back("--dry-run");
-  LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
+  LaunchPlan plan = plan_launch(installation.catalog, request, process_env(), installation.ezpz_bin);
   if (plan.kind == LauncherKind::local) return kill_here(options);  // one node: this one
   std::cerr << "ezpz kill: " << command_text(plan.argv) << "\n";
   return supervise_processes({launcher_process(plan.argv, plan.env)}, Supervision{}).code;

@@ -84,11 +84,11 @@ void plan_end_signal(const LaunchOptions& options, Supervision& supervision) {
 }
 
 // --max-restarts: a requeued job that has been restarted more often than its spec allows ends here.
-void check_restarts(const LaunchOptions& options, const Installation& env) {
+void check_restarts(const LaunchOptions& options, const Installation& installation) {
   if (options.max_restarts < 0) return;
-  const SystemProfile& profile = env.catalog.system(runtime_system(env, options.system));
+  const SystemProfile& profile = installation.catalog.system(runtime_system(installation, options.system));
   SystemProcessRunner runner;
-  Restarts restarts = job_restarts(env.catalog.scheduler(profile.scheduler), process_env(), runner);
+  Restarts restarts = job_restarts(installation.catalog.scheduler(profile.scheduler), process_env(), runner);
   if (!restarts.count) {
     std::cerr << "ezpz launch: warning: cannot tell how often this job has been restarted (" << restarts.source
               << "); running it\n";
@@ -104,11 +104,11 @@ void check_restarts(const LaunchOptions& options, const Installation& env) {
 }
 
 // --spare-nodes: the failover loop over the launcher command, whose hosts it chooses at each attempt.
-int launch_spare(const LaunchOptions& options, const Installation& env, std::vector<std::string> command,
+int launch_spare(const LaunchOptions& options, const Installation& installation, std::vector<std::string> command,
                  std::vector<std::pair<std::string, std::string>> plan_env, const Supervision& supervision,
                  const RetryPolicy& policy) {
   SpareNodeLaunch launch;
-  launch.system = runtime_system(env, options.system);
+  launch.system = runtime_system(installation, options.system);
   launch.command = std::move(command);
   launch.env = std::move(plan_env);
   launch.hostfile = options.hostfile;
@@ -123,7 +123,7 @@ int launch_spare(const LaunchOptions& options, const Installation& env, std::vec
     std::cout << command_text(launch.command) << "\n";
     return k_exit_ok;
   }
-  return launch_with_spare_nodes(env, launch, supervision);
+  return launch_with_spare_nodes(installation, launch, supervision);
 }
 
 // --verbatim: CMD is the whole launcher command already (a rendered script's); run it, supervised.
@@ -143,8 +143,8 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   Supervision supervision;
   supervision.idle_timeout_seconds = duration_seconds(options.timeout);
   plan_end_signal(options, supervision);
-  Installation env = Installation::from_process();
-  check_restarts(options, env);
+  Installation installation = Installation::from_process();
+  check_restarts(options, installation);
   // Per-rank output: every rank's ezpz exec reads these (runtime/rank_output.hpp).
   if (options.label) setenv("EZPZ_LABEL", "1", 1);
   if (!options.log_dir.empty()) {
@@ -153,10 +153,11 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   RetryPolicy policy;
   policy.retries = options.retries;
   policy.first_delay = options.retry_delay;
-  if (options.verbatim && options.spare_nodes > 0) return launch_spare(options, env, program, {}, supervision, policy);
+  if (options.verbatim && options.spare_nodes > 0)
+    return launch_spare(options, installation, program, {}, supervision, policy);
   if (options.verbatim) return launch_verbatim(options, program, supervision, policy);
   LaunchRequest request;
-  request.system = runtime_system(env, options.system);
+  request.system = runtime_system(installation, options.system);
   if (options.ranks > 0) request.ranks = options.ranks;
   if (options.ranks_per_node > 0) request.ranks_per_node = options.ranks_per_node;
   if (options.nodes > 0) request.nodes = options.nodes;
@@ -165,19 +166,19 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   request.program = program;
   request.spare_nodes = options.spare_nodes;
   request.choose_hosts = options.spare_nodes > 0;
-  LaunchPlan plan = plan_launch(env.catalog, request, process_env(), env.ezpz_bin);
+  LaunchPlan plan = plan_launch(installation.catalog, request, process_env(), installation.ezpz_bin);
   if (options.spare_nodes > 0) {
     if (plan.kind == LauncherKind::local) {
       throw UserError("--spare-nodes needs an allocation's nodes, and system '" + request.system +
                           "' runs its ranks on this machine",
                       "run inside a PBS or Slurm allocation with that system's profile");
     }
-    return launch_spare(options, env, plan.argv, plan.env, supervision, policy);
+    return launch_spare(options, installation, plan.argv, plan.env, supervision, policy);
   }
 
   std::vector<std::string> shown = plan.argv;
   if (plan.kind == LauncherKind::local) {
-    shown = {env.ezpz_bin, "exec", "--"};
+    shown = {installation.ezpz_bin, "exec", "--"};
     shown.insert(shown.end(), program.begin(), program.end());
   }
   std::cerr << "ezpz launch: "
@@ -189,7 +190,7 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   }
   auto attempt = [&]() -> LaunchOutcome {
     if (plan.kind == LauncherKind::local)
-      return run_local_ranks(plan, program, env.ezpz_bin, request.system, supervision);
+      return run_local_ranks(plan, program, installation.ezpz_bin, request.system, supervision);
     // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
     // KILL to its process group) ends the ranks it started, as mpiexec and srun stop their ranks.
     return supervise_processes({launcher_process(plan.argv, plan.env)}, supervision);

@@ -44,27 +44,27 @@ struct LogsCommandOptions {
   bool error_file = false;
 };
 
-int run_logs(const LogsCommandOptions& flags) {
-  Installation env = Installation::from_process();
-  std::string root = records_root(flags.records);
-  JobRef ref = find_job(env, root, flags.id, "");
+int run_logs(const LogsCommandOptions& options) {
+  Installation installation = Installation::from_process();
+  std::string root = records_root(options.records);
+  JobRef ref = find_job(installation, root, options.id, "");
   if (!ref.record)
-    throw UserError("no record of job '" + flags.id + "' in " + root, "logs needs a job submitted with ezpz submit");
-  std::string path = flags.error_file ? ref.record->error : ref.record->output;
+    throw UserError("no record of job '" + options.id + "' in " + root, "logs needs a job submitted with ezpz submit");
+  std::string path = options.error_file ? ref.record->error : ref.record->output;
   if (path.empty()) {
-    throw UserError("job " + ref.job_id + " has no recorded " + (flags.error_file ? "error" : "output") + " file",
-                    flags.error_file ? "its standard error goes into its output file: ezpz logs " + ref.job_id : "");
+    throw UserError("job " + ref.job_id + " has no recorded " + (options.error_file ? "error" : "output") + " file",
+                    options.error_file ? "its standard error goes into its output file: ezpz logs " + ref.job_id : "");
   }
   SystemProcessRunner runner;
   std::streamoff offset = 0;
-  while (flags.follow) {
+  while (options.follow) {
     // The state first: output written before the job ended is printed by the read after it.
     bool done = query_status(*ref.scheduler, ref.job_id, runner).done();
     offset = print_from(path, offset);
     if (done) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
-  if (!flags.follow) offset = print_from(path, offset);
+  if (!options.follow) offset = print_from(path, offset);
   if (offset == 0 && !std::ifstream(path)) {
     throw UserError("job " + ref.job_id + " has not written " + path + " yet",
                     missing_file_hint(ref, query_status(*ref.scheduler, ref.job_id, runner)));
@@ -75,14 +75,14 @@ int run_logs(const LogsCommandOptions& flags) {
 }  // namespace
 
 void add_logs_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<LogsCommandOptions>();
+  auto options = std::make_shared<LogsCommandOptions>();
   CLI::App* command = app.add_subcommand("logs", "Print a job's output file (as recorded at submit)");
-  command->add_option("job", flags->id, "job id")->required();
-  command->add_flag("-f,--follow", flags->follow, "keep printing new output until the job ends");
-  command->add_flag("--stderr", flags->error_file,
+  command->add_option("job", options->id, "job id")->required();
+  command->add_flag("-f,--follow", options->follow, "keep printing new output until the job ends");
+  command->add_flag("--stderr", options->error_file,
                     "the error file (PBS: <name>.e<number> unless the spec sets error:)");
-  add_records_option(*command, flags->records);
-  command->callback([&action, flags] { action = [flags] { return run_logs(*flags); }; });
+  add_records_option(*command, options->records);
+  command->callback([&action, options] { action = [options] { return run_logs(*options); }; });
 }
 
 }  // namespace ezpz::core

@@ -19,8 +19,8 @@ void add_render_command(CLI::App& app, CommandAction& action) {
   command->footer("Only the script goes to stdout; diagnostics go to stderr.");
   command->callback([&action, options, output] {
     action = [options, output] {
-      Installation env = Installation::from_process();
-      Script script = render(options->resolve_job(env.catalog), env.catalog, env.ezpz_bin);
+      Installation installation = Installation::from_process();
+      Script script = render(options->resolve_job(installation.catalog), installation.catalog, installation.ezpz_bin);
       if (output->empty()) {
         std::cout << script.text << std::flush;
       } else {

@@ -53,8 +53,8 @@ void add_resolve_command(CLI::App& app, CommandAction& action) {
                     "show where each value came from (default < profile < spec < EZPZ_* env < --set)");
   command->callback([&action, options, as_json, with_origins] {
     action = [options, as_json, with_origins] {
-      Installation env = Installation::from_process();
-      ResolvedJob job = options->resolve_job(env.catalog);
+      Installation installation = Installation::from_process();
+      ResolvedJob job = options->resolve_job(installation.catalog);
       if (*as_json) {
         std::cout << resolved_json(job, *with_origins).dump(2) << "\n";
       } else {

@@ -19,25 +19,26 @@ struct StatusCommandOptions {
   bool json = false;
 };
 
-int run_status(const StatusCommandOptions& flags) {
-  Installation env = Installation::from_process();
-  std::string root = records_root(flags.records);
-  std::vector<std::string> ids = flags.ids;
+int run_status(const StatusCommandOptions& options) {
+  Installation installation = Installation::from_process();
+  std::string root = records_root(options.records);
+  std::vector<std::string> ids = options.ids;
   if (ids.empty()) {
     for (const auto& record : list_records(root)) ids.push_back(record.job_id);
     if (ids.empty()) throw UserError("no job ids given and no job records in " + root, "ezpz status JOBID");
   }
   SystemProcessRunner runner;
   nlohmann::json all = nlohmann::json::array();
-  if (!flags.json) std::cout << "JOB ID                    NAME                 STATE       EXIT  STARTS  SUBMITTED\n";
+  if (!options.json)
+    std::cout << "JOB ID                    NAME                 STATE       EXIT  STARTS  SUBMITTED\n";
   for (const auto& id : ids) {
-    JobRef ref = find_job(env, root, id, flags.system);
+    JobRef ref = find_job(installation, root, id, options.system);
     JobStatus status = query_status(*ref.scheduler, ref.job_id, runner);
     std::string name = ref.record ? ref.record->name : "";
     std::string exit = status.exit_code ? std::to_string(*status.exit_code) : "-";
     // Spare-node failover's decisions, recorded by ezpz launch in the job's record directory.
     std::vector<nlohmann::json> decisions = read_decisions(ref.record ? ref.record->dir : record_dir(root, ref.job_id));
-    if (flags.json) {
+    if (options.json) {
       all.push_back({{"job_id", ref.job_id},
                      {"name", name},
                      {"state", job_state_name(status.state)},
@@ -63,25 +64,25 @@ int run_status(const StatusCommandOptions& flags) {
     }
   }
   // Scheduler output may hold any bytes: invalid UTF-8 becomes U+FFFD rather than an abort.
-  if (flags.json) std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (options.json) std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return k_exit_ok;
 }
 
 }  // namespace
 
 void add_status_command(CLI::App& app, CommandAction& action) {
-  auto flags = std::make_shared<StatusCommandOptions>();
+  auto options = std::make_shared<StatusCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "status", "Show the state of jobs: " + join(shown_job_state_names(), ", ") + " (docs/jobs.md)");
-  command->add_option("jobs", flags->ids, "job ids (default: every job in the records directory)");
-  command->add_option("--system", flags->system,
+  command->add_option("jobs", options->ids, "job ids (default: every job in the records directory)");
+  command->add_option("--system", options->system,
                       "system of jobs without a record (default: $EZPZ_SYSTEM, else detected)");
-  command->add_flag("--json", flags->json, "print JSON");
-  add_records_option(*command, flags->records);
+  command->add_flag("--json", options->json, "print JSON");
+  add_records_option(*command, options->records);
   command->footer(
       "PBS: qstat -x -f -F json (finished jobs need server job history). Slurm: scontrol show job,\n"
       "which keeps finished jobs for MinJobAge; after that a job's state is 'unknown'.");
-  command->callback([&action, flags] { action = [flags] { return run_status(*flags); }; });
+  command->callback([&action, options] { action = [options] { return run_status(*options); }; });
 }
 
 }  // namespace ezpz::core

@@ -13,13 +13,13 @@ namespace ezpz::core {
 namespace {
 
 int list_systems() {
-  Installation env = Installation::from_process();
+  Installation installation = Installation::from_process();
   std::cout << column("NAME", 12) << column("SCHEDULER", 11) << column("DEVICES", 10) << "DESCRIPTION\n";
   int status = k_exit_ok;
-  for (const auto& name : env.catalog.system_names()) {
+  for (const auto& name : installation.catalog.system_names()) {
     const SystemProfile* loaded = nullptr;
     try {
-      loaded = &env.catalog.system(name);
+      loaded = &installation.catalog.system(name);
     } catch (const UserError& error) {
       std::cout << column(name, 12) << "broken: " << error.diagnostics().front().loc.describe() << ": "
                 << error.diagnostics().front().message << " (see 'ezpz systems show " << name << "')\n";
@@ -50,8 +50,8 @@ void print_variables(const char* title, const std::vector<std::pair<std::string,
 }
 
 int show_system(const std::string& name) {
-  Installation env = Installation::from_process();
-  const SystemProfile& p = env.catalog.system(name);
+  Installation installation = Installation::from_process();
+  const SystemProfile& p = installation.catalog.system(name);
   const NodeShape& node = p.node;
   std::cout << p.name << ": " << p.description << "\n";
   std::cout << "file:       " << p.path << (p.extends.empty() ? "" : " (extends " + p.extends + ")") << "\n";
@@ -122,8 +122,8 @@ int show_system(const std::string& name) {
 }
 
 int detect_here_command() {
-  Installation env = Installation::from_process();
-  auto detection = detect_here(env.catalog);
+  Installation installation = Installation::from_process();
+  auto detection = detect_here(installation.catalog);
   if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or add a profile");
   std::cout << detection->system << "\n";
   std::cerr << "ezpz: detected '" << detection->system << "': " << detection->reason << "\n";

@@ -39,14 +39,14 @@ void add_test_command(CLI::App& app, CommandAction& action) {
         throw UserError("ezpz test runs its own program and takes nothing after '--'",
                         "options go before: ezpz test --iterations 50 --size-mb 16");
       }
-      Installation env = Installation::from_process();
-      std::vector<std::string> program = {
-          companion_program(env, "ezpz-torch-test", "EZPZ_TORCH_TEST", "build with LibTorch (EZPZ_BUILD_TORCH=ON)")};
+      Installation installation = Installation::from_process();
+      std::vector<std::string> program = {companion_program(installation, "ezpz-torch-test", "EZPZ_TORCH_TEST",
+                                                            "build with LibTorch (EZPZ_BUILD_TORCH=ON)")};
       if (options->iterations > 0) program.insert(program.end(), {"--iterations", std::to_string(options->iterations)});
       if (options->size_mb > 0) program.insert(program.end(), {"--size-mb", std::to_string(options->size_mb)});
       if (options->quick) program.push_back("--quick");
       if (options->json) program.push_back("--json");
-      return exec_rank(env, runtime_system(env, options->system), program, false);
+      return exec_rank(installation, runtime_system(installation, options->system), program, false);
     };
   });
 }

@@ -19,8 +19,8 @@ void add_validate_command(CLI::App& app, CommandAction& action) {
       "Warnings (queue caps, by-request queues) go to stderr and do not change the exit code.");
   command->callback([&action, options] {
     action = [options] {
-      Installation env = Installation::from_process();
-      ResolvedJob job = options->resolve_job(env.catalog);
+      Installation installation = Installation::from_process();
+      ResolvedJob job = options->resolve_job(installation.catalog);
       for (const auto& warning : job.warnings) std::cerr << format_diagnostic(warning);
       const JobSpec& spec = job.spec;
       std::cout << options->spec_path << ": ok: " << job.profile->name << ", " << spec.nodes->value << " node(s) x "

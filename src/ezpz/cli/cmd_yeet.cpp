@@ -39,9 +39,9 @@ void add_yeet_command(CLI::App& app, CommandAction& action) {
                      "  hint: ezpz yeet [OPTIONS] SRC DEST   or   ezpz yeet [OPTIONS] -- SRC DEST\n";
         return static_cast<int>(k_exit_usage);
       }
-      Installation env = Installation::from_process();
-      std::vector<std::string> program = {
-          companion_program(env, "ezpz-yeet-mpi", "EZPZ_YEET_MPI", "build with MPICH (apt-get install libmpich-dev)")};
+      Installation installation = Installation::from_process();
+      std::vector<std::string> program = {companion_program(installation, "ezpz-yeet-mpi", "EZPZ_YEET_MPI",
+                                                            "build with MPICH (apt-get install libmpich-dev)")};
       for (auto& word : yeet::to_arguments(*options)) program.push_back(std::move(word));
       return exec_program(program);
     };

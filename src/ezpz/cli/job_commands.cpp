@@ -11,9 +11,9 @@
 
 namespace ezpz::core {
 
-JobRef find_job(const Installation& env, const std::string& records, const std::string& job_id,
+JobRef find_job(const Installation& installation, const std::string& records, const std::string& job_id,
                 const std::string& system_flag) {
-  return find_job(env.catalog, records, job_id, system_flag, process_env(), host_name());
+  return find_job(installation.catalog, records, job_id, system_flag, process_env(), host_name());
 }
 
 double poll_seconds() {

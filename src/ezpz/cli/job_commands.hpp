@@ -14,7 +14,7 @@ namespace ezpz::core {
 
 // The job `job_id`: its record under `records` if there is one (then its scheduler), else the
 // scheduler of `system_flag`, $EZPZ_SYSTEM or the detected system.
-JobRef find_job(const Installation& env, const std::string& records, const std::string& job_id,
+JobRef find_job(const Installation& installation, const std::string& records, const std::string& job_id,
                 const std::string& system_flag);
 
 // How long to wait between two status questions: $EZPZ_POLL_SECONDS when set (tests), else 2 s.

@@ -110,21 +110,22 @@ std::string decisions_dir(const std::string& job_id) {
 
 }  // namespace
 
-int launch_with_spare_nodes(const Installation& env, const SpareNodeLaunch& launch, const Supervision& supervision) {
+int launch_with_spare_nodes(const Installation& installation, const SpareNodeLaunch& launch,
+                            const Supervision& supervision) {
   bool host_file = names(launch.command, k_hostfile_word);
   if (!host_file && !names(launch.command, k_hosts_word)) {
     throw UserError("spare nodes need a launcher command that names its hosts with {hostfile} or {hosts}, and '" +
                         command_text(launch.command) + "' names neither",
                     "render the job with supervise.spare_nodes, or run ezpz launch --spare-nodes without --verbatim");
   }
-  Allocation allocation = current_allocation(process_env(), launch.hostfile, env.catalog.job_variables());
+  Allocation allocation = current_allocation(process_env(), launch.hostfile, installation.catalog.job_variables());
   if (allocation.hosts.empty()) {
     throw UserError(
         "spare nodes need the allocation's hosts, and nothing names them here",
-        "run inside the job (" + host_variable_names(env.catalog.job_variables()) + "), or pass --hostfile");
+        "run inside the job (" + host_variable_names(installation.catalog.job_variables()) + "), or pass --hostfile");
   }
-  const SystemProfile& profile = env.catalog.system(launch.system);
-  const Scheduler& scheduler = env.catalog.scheduler(profile.scheduler);
+  const SystemProfile& profile = installation.catalog.system(launch.system);
+  const Scheduler& scheduler = installation.catalog.scheduler(profile.scheduler);
   NodeNames names(allocation.hosts, profile.failover);
   // The probe's command for `count` nodes. Planned once now: a profile that cannot run it fails
   // before the first attempt, not in the middle of the loop.
@@ -135,8 +136,8 @@ int launch_with_spare_nodes(const Installation& env, const SpareNodeLaunch& laun
     request.hostfile = launch.hostfile;
     request.per_node = true;
     request.choose_hosts = true;
-    request.program = {env.ezpz_bin, "probe"};
-    return plan_launch(env.catalog, request, process_env(), env.ezpz_bin).argv;
+    request.program = {installation.ezpz_bin, "probe"};
+    return plan_launch(installation.catalog, request, process_env(), installation.ezpz_bin).argv;
   };
   if (launch.probe_timeout > 0) probe_command(allocation.hosts.size());
   HostFiles files;

@@ -21,6 +21,7 @@ struct SpareNodeLaunch {
 
 // Runs the launch with spare nodes; returns its exit code. Prints one line per decision and records
 // it with the job (submit/job_record.hpp, decisions_path) when there is a job id.
-int launch_with_spare_nodes(const Installation& env, const SpareNodeLaunch& launch, const Supervision& supervision);
+int launch_with_spare_nodes(const Installation& installation, const SpareNodeLaunch& launch,
+                            const Supervision& supervision);
 
 }  // namespace ezpz::core

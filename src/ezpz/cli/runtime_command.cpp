@@ -15,26 +15,27 @@
 
 namespace ezpz::core {
 
-std::string companion_program(const Installation& env, const std::string& name, const char* variable,
+std::string companion_program(const Installation& installation, const std::string& name, const char* variable,
                               const std::string& hint) {
   if (const char* path = std::getenv(variable); path != nullptr && *path != '\0') return path;
-  std::filesystem::path beside = std::filesystem::path(env.ezpz_bin).parent_path() / name;
+  std::filesystem::path beside = std::filesystem::path(installation.ezpz_bin).parent_path() / name;
   std::error_code error;
   if (std::filesystem::exists(beside, error)) return beside.string();
-  throw UserError(name + " is not installed next to " + env.ezpz_bin, hint + ", or point " + variable + " at it");
+  throw UserError(name + " is not installed next to " + installation.ezpz_bin,
+                  hint + ", or point " + variable + " at it");
 }
 
-std::string runtime_system(const Installation& env, const std::string& flag) {
-  return runtime_system(env.catalog, flag, process_env(), host_name());
+std::string runtime_system(const Installation& installation, const std::string& flag) {
+  return runtime_system(installation.catalog, flag, process_env(), host_name());
 }
 
-int exec_rank(const Installation& env, const std::string& system, const std::vector<std::string>& program,
+int exec_rank(const Installation& installation, const std::string& system, const std::vector<std::string>& program,
               bool print_only) {
   if (!print_only) defer_stop_signal();
   RuntimeInputs inputs;
-  inputs.profile = &env.catalog.system(system);
+  inputs.profile = &installation.catalog.system(system);
   inputs.env = process_env();
-  inputs.job_variables = env.catalog.job_variables();
+  inputs.job_variables = installation.catalog.job_variables();
   RankSetup rank_env = rank_setup(inputs);
   if (print_only) {
     for (const auto& note : rank_env.notes) std::cerr << "# " << note << "\n";

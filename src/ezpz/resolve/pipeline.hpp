@@ -1,4 +1,4 @@
-// The pipeline's first stages in one call: a loaded spec, then the EZPZ_* and --set overrides, then
+// The pipeline's first steps in one call: a loaded spec, then the EZPZ_* and --set overrides, then
 // resolve. The CLI and the public API both run it; neither repeats the order.
 #pragma once
 

@@ -1,4 +1,4 @@
-// submit: the last stage of the pipeline (load → resolve → render → submit). It keeps the exact
+// submit: the last step of the pipeline (load → resolve → render → submit). It keeps the exact
 // script and the resolved job on disk before running qsub/sbatch, so a failure loses nothing.
 #pragma once
 
