@@ -23,10 +23,21 @@ export EZPZ_SYSTEMS_PATH=$workdir/systems EZPZ_SCHEDULER_TIMEOUT=60
 mkdir -p systems bin
 
 # doctor ARGS…: runs ezpz doctor --json into $workdir/report.json (its exit code in $code).
+# Every run also checks the exit code's rule: 1 when a finding is an error, else 0 (warnings too).
 doctor() {
   "$ezpz" doctor --json "$@" >report.json 2>doctor.err
   code=$?
+  local worst
+  worst=$("$python" -c 'import json
+s = {f["status"] for f in json.load(open("report.json"))["findings"]}
+print("error" if "error" in s else "warn" if "warn" in s else "ok")' 2>/dev/null) || return 0
+  local want=0
+  [[ $worst == error ]] && want=1
+  check "doctor $*: worst finding $worst, exit $code (expected $want)" test "$code" -eq "$want"
+  [[ $worst == warn ]] && warn_runs=$((warn_runs + 1))
+  return 0
 }
+warn_runs=0
 # field CHECK KEY: status, finding or remedy of the first finding of CHECK in report.json.
 field() {
   "$python" -c 'import json, sys
@@ -277,4 +288,5 @@ MASTER_PORT=99999 doctor --system local
 expect rendezvous error "MASTER_PORT='99999' is not a TCP port" "a port number out of range"
 MASTER_PORT=29533 doctor --system local
 expect rendezvous ok "the host resolves and the port is free" "a free port"
+check "some runs had warnings and no error, and exited 0 ($warn_runs)" test "$warn_runs" -gt 0
 finish
