@@ -16,6 +16,8 @@
 namespace ezpz::core {
 namespace {
 
+// /proc files report a size of 0, so read_regular_file (util/file.hpp), which reads the size stat gives,
+// would read nothing: these are read to their end. A process that is gone gives "".
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
