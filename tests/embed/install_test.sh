@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The installed package: `cmake --install` into a new prefix, then examples/embed configured against it
 # with CMAKE_PREFIX_PATH (find_package(ezpz)) and with pkg-config, built and run; the installed public
-# headers include nothing but the standard library and each other; find_package(ezpz COMPONENTS torch)
+# headers include nothing but the standard library and each other; libezpz.so exports only namespace ezpz; find_package(ezpz COMPONENTS torch)
 # gives ezpz::torch; and Debian's python3 imports the installed Python module without importing torch.
 #   install_test.sh BUILD_DIR SOURCE_DIR
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +16,13 @@ code=$?  # before the message: its $(…) would set $? first
 check "cmake --install exits 0 ($(tail -n 3 "$workdir/install.log"))" test "$code" -eq 0
 check "the library is installed with its version" test -e "$prefix/lib/libezpz.so.0.1"
 check "the CMake package is installed" test -f "$prefix/lib/cmake/ezpz/ezpzConfig.cmake"
+
+# The library exports the public API and nothing else (cmake/ezpz.map): every defined dynamic symbol is
+# in namespace ezpz, none in ezpz::core or another library linked into it.
+exports=$(nm -D --defined-only -C "$prefix/lib/libezpz.so.0.1" | cut -d' ' -f3-)
+others=$( (grep -vE '(^|[ (<,])ezpz::' <<<"$exports"; grep 'ezpz::core' <<<"$exports") | head -c 300)
+check "libezpz.so exports only namespace ezpz ($(wc -l <<<"$exports") symbols; others: $others)" \
+  test -n "$exports" -a -z "$others"
 
 # Every #include of an installed public header is a standard header or another ezpz header.
 foreign=$(grep -h '#include' "$prefix"/include/ezpz/*.hpp | grep -vE '#include (<[a-z_]+>|"ezpz/[a-z_]+\.hpp")')
