@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The installed package: `cmake --install` into a new prefix, then examples/embed configured against it
 # with CMAKE_PREFIX_PATH (find_package(ezpz)) and with pkg-config, built and run; the installed public
-# headers include nothing but the standard library and each other; libezpz.so exports only namespace ezpz; find_package(ezpz COMPONENTS torch)
-# gives ezpz::torch; and Debian's python3 imports the installed Python module without importing torch.
+# headers include nothing but the standard library and each other; libezpz.so exports only namespace
+# ezpz; find_package(ezpz COMPONENTS torch) gives ezpz::torch; and Debian's python3 imports the
+# installed Python module without importing torch.
 #   install_test.sh BUILD_DIR SOURCE_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
