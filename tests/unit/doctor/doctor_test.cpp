@@ -111,6 +111,55 @@ TEST(Doctor, AnAuroraNodesSixCardsAreItsTwelveTiles) {
   fs::remove_all(root);
 }
 
+// A compute node's GPUs seen through their device nodes alone (no visibility variable set), as the
+// runtime probes them: NVIDIA by /dev/nvidiaN, AMD by its render nodes with /dev/kfd. Polaris's 4 A100s
+// and Frontier's 8 GCDs are what the profiles expect; one fewer is a warning; another vendor's devices
+// are an error.
+TEST(Doctor, DeviceNodesOfEachVendorAgainstTheProfile) {
+  namespace fs = std::filesystem;
+  struct Case {
+    const char* system;
+    const char* job_variable;
+    const char* vendor;
+    const char* device;
+    int count;
+    CheckStatus expected;
+    const char* finding;
+  };
+  const Case cases[] = {
+      {"polaris", "PBS_JOBID", "0x10de", "0x20b0", 4, CheckStatus::ok, "sees 4 x cuda"},
+      {"polaris", "PBS_JOBID", "0x10de", "0x20b0", 3, CheckStatus::warn, "sees 3 x cuda"},
+      {"frontier", "SLURM_JOB_ID", "0x1002", "0x7408", 8, CheckStatus::ok, "sees 8 x rocm"},
+      {"frontier", "SLURM_JOB_ID", "0x1002", "0x7408", 7, CheckStatus::warn, "sees 7 x rocm"},
+      {"frontier", "SLURM_JOB_ID", "0x10de", "0x20b0", 8, CheckStatus::error, "another kind of device"},
+  };
+  for (const auto& c : cases) {
+    fs::path root = fs::temp_directory_path() / ("ezpz-doctor-devices-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    for (int i = 0; i < c.count; ++i) {
+      fs::path device = root / "sys/class/drm" / ("renderD" + std::to_string(128 + i)) / "device";
+      fs::create_directories(device);
+      std::ofstream(device / "vendor") << c.vendor << "\n";
+      std::ofstream(device / "device") << c.device << "\n";
+    }
+    fs::create_directories(root / "dev");
+    bool nvidia = std::string(c.vendor) == "0x10de";
+    for (int i = 0; i < c.count && nvidia; ++i) std::ofstream(root / "dev" / ("nvidia" + std::to_string(i)));
+    if (!nvidia) std::ofstream(root / "dev" / "kfd");
+    DoctorInputs inputs;
+    inputs.catalog = &test::builtin_catalog();
+    inputs.env = table_env({{c.job_variable, "7"}});
+    inputs.root = root.string();
+    inputs.system = c.system;
+    auto found = check_devices(inputs);
+    std::string where = std::string(c.system) + " with " + std::to_string(c.count) + " x " + c.vendor;
+    ASSERT_EQ(found.size(), 1u) << where;
+    EXPECT_EQ(found[0].status, c.expected) << where << ": " << found[0].finding;
+    EXPECT_NE(found[0].finding.find(c.finding), std::string::npos) << where << ": " << found[0].finding;
+    fs::remove_all(root);
+  }
+}
+
 // node-local counted a stage: to /tmp2 against /tmp's free space (a prefix of the text, not of the path).
 TEST(Doctor, NodeLocalCountsOnlyTheStagesUnderIt) {
   std::string src = test::temp_file("ezpz-doctor-stage", "some bytes to stage");
