@@ -2,7 +2,7 @@
 # tests/python/ddp_check.py --setup ezpz: a DDP script that joins through ezpz.setup_torch() alone (the
 # ezpz Python module from this build, $EZPZ_PYTHONPATH), started by a launcher that knows nothing of
 # ezpz, or by ezpz launch: N ranks, each with its own rank and local rank, the all-reduce sum n(n+1)/2.
-#   setup_torch_test.sh EZPZ launch|mpiexec|torchrun N
+#   setup_torch_test.sh EZPZ launch|mpiexec|openmpi|torchrun N
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
 source "$here/../e2e/lib.sh"
@@ -28,13 +28,18 @@ case $mode in
     command=(env MASTER_PORT="$port" mpiexec.mpich -n "$n" "${program[@]}")
     command -v mpiexec.mpich >/dev/null || cannot_run "mpiexec.mpich not found (Debian mpich: scripts/install-deps.sh test)"
     ;;
+  openmpi)
+    # Open MPI's ranks know their rank from OMPI_COMM_WORLD_*; as root it needs --allow-run-as-root.
+    command=(env MASTER_PORT="$port" mpiexec.openmpi --allow-run-as-root --oversubscribe -n "$n" "${program[@]}")
+    command -v mpiexec.openmpi >/dev/null || cannot_run "mpiexec.openmpi not found (Debian openmpi-bin: scripts/install-deps.sh test)"
+    ;;
   torchrun)
     [[ -x /usr/bin/torchrun ]] || cannot_run "/usr/bin/torchrun not found (Debian python3-torch)"
     # --redirects/--tee: Debian's torchrun on Python 3.11 crashes without them (tests/torch/torchrun_test.sh).
     command=(/usr/bin/torchrun --nproc_per_node "$n" --master_port "$port" --redirects 9:1 --tee 9:1
              --monitor_interval 0.1 "$ddp_check" --setup ezpz --steps 2 --timeout 60)
     ;;
-  *) echo "usage: $0 EZPZ launch|mpiexec|torchrun N" >&2; exit 2 ;;
+  *) echo "usage: $0 EZPZ launch|mpiexec|openmpi|torchrun N" >&2; exit 2 ;;
 esac
 
 timeout -k 5 180 "${command[@]}" >"$workdir/out" 2>"$workdir/err"
