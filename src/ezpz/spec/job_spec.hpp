@@ -1,5 +1,5 @@
 // The job spec: what a user writes in job.yaml, as typed values that remember where they came from.
-// Every key is described once, in the field table (spec/fields.cpp), which drives parsing, merging,
+// Every key is described once, in the field table (spec/field_table.cpp), which drives parsing, merging,
 // `--set`, `EZPZ_*` overrides, the JSON schema and the unknown-key hints.
 #pragma once
 
