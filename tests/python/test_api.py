@@ -45,6 +45,21 @@ def test_setup_torch_keeps_the_users_device_and_says_when_torch_cannot_use_it():
     assert "cannot use xpu devices" in answer.stderr
 
 
+def test_setup_torch_alone_needs_no_rendezvous():
+    # One process with no launcher: rank 0 of 1, gloo on cpu, an in-memory store. A MASTER_ADDR that
+    # does not resolve proves nothing was looked up or connected to.
+    code = ("import ezpz, torch.distributed as dist; r = ezpz.setup_torch(); "
+            "print(r, dist.get_rank(), dist.get_world_size(), dist.get_backend(), ezpz.get_torch_device(), "
+            "ezpz.get_local_rank()); ezpz.cleanup(); print(dist.is_initialized())")
+    env = {**os.environ, "EZPZ_SYSTEM": "local", "MASTER_ADDR": "no-such-host.invalid"}
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_RANK",
+                 "TORCH_DEVICE", "TORCH_BACKEND", "MASTER_PORT", "SLURM_PROCID", "PALS_RANKID"):
+        env.pop(name, None)
+    answer = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout.split() == ["0", "0", "1", "gloo", "cpu", "0", "False"], answer.stdout
+
+
 def test_version_is_the_library_version():
     assert ezpz.version() == ezpz.__version__
     assert ezpz.version().count(".") == 2
