@@ -53,7 +53,7 @@ struct ResolveOptions {
 struct ExplainedValue {
   std::string key;          // "nodes", "torch.backend", "total_ranks", "directives" …
   std::string value;        // the value as JSON text: 2, "debug", ["python3","train.py"]
-  std::string origin_kind;  // builtin | profile | spec | env | cli | derived
+  std::string origin_kind;  // default | profile | spec | env | cli | derived
   std::string origin;       // "spec job.yaml:4:8", "profile systems/aurora.yaml:40:3", "set nodes=4" …
 };
 

@@ -37,6 +37,14 @@ check "resolve: nodes from -N" test "$(resolved 'r["nodes"]')" = 2
 check "resolve: account from -A" test "$(resolved 'r["account"]')" = MyProject
 check "resolve: run is the program after --" test "$(resolved '" ".join(r["run"])')" = "python3 train.py --lr 3e-4"
 
+# The name's origin: a built-in default, from the spec file's name when there is one.
+"$ezpz" resolve --explain "${job[@]}" >"$workdir/explain" 2>&1
+check "explain: the name is a default ($(grep '^name ' "$workdir/explain"))" grep -qE '^name +ezpz-job +# default$' "$workdir/explain"
+printf 'account: MyProject\nrun: [python3, train.py]\n' >"$workdir/my-job.yaml"
+"$ezpz" resolve --explain --system polaris "$workdir/my-job.yaml" >"$workdir/explain" 2>&1
+check "explain: a spec file names the job ($(grep '^name ' "$workdir/explain"))" \
+  grep -qE "^name +my-job +# default \(the spec file's name\)$" "$workdir/explain"
+
 # Errors point at the flag that gave the value.
 "$ezpz" validate --system polaris -N 99 -t 1h -q debug -A MyProject -- true >/dev/null 2>"$workdir/err"
 code=$?

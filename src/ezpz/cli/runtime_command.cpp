@@ -36,17 +36,16 @@ int exec_rank(const Installation& installation, const std::string& system, const
   inputs.profile = &installation.catalog.system(system);
   inputs.env = process_env();
   inputs.job_variables = installation.catalog.job_variables();
-  RankSetup rank_env = rank_setup(inputs);
+  RankSetup setup = rank_setup(inputs);
   if (print_only) {
-    for (const auto& note : rank_env.notes) std::cerr << "# " << note << "\n";
-    for (const auto& [name, value] : rank_env.exports)
-      std::cout << "export " << name << "=" << shell_quote(value) << "\n";
+    for (const auto& note : setup.notes) std::cerr << "# " << note << "\n";
+    for (const auto& [name, value] : setup.exports) std::cout << "export " << name << "=" << shell_quote(value) << "\n";
     return k_exit_ok;
   }
   if (program.empty()) throw UserError("no program to run", "ezpz exec -- python3 train.py");
-  check_rendezvous_host(rank_env, system_host_resolver());
-  for (const auto& [name, value] : rank_env.exports) setenv(name.c_str(), value.c_str(), 1);
-  return run_rank(program, rank_env.run);
+  check_rendezvous_host(setup, system_host_resolver());
+  for (const auto& [name, value] : setup.exports) setenv(name.c_str(), value.c_str(), 1);
+  return run_rank(program, setup.run);
 }
 
 }  // namespace ezpz::core

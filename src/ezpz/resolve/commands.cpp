@@ -21,7 +21,8 @@ std::vector<CommandWord> expand_groups(const std::vector<std::string>& groups,
 bool Resolver::stages_to_node_local() const {
   std::string local = job.profile->node.node_local;
   local = local.substr(0, local.find_first_of("$%"));
-  if (local.empty() || !job.spec.stage) return false;
+  // "/" is all that is left of a path made of variables ("/$X"): it tells nothing.
+  if (local.empty() || local == "/" || !job.spec.stage) return false;
   return std::any_of(job.spec.stage->value.begin(), job.spec.stage->value.end(),
                      [&](const StageEntry& entry) { return path_is_under(entry.dest, local); });
 }

@@ -23,7 +23,8 @@ std::string default_job_name(const std::string& spec_path) {
 
 JobSpec builtin_defaults(const std::string& spec_path) {
   JobSpec spec;
-  spec.name = Sourced<std::string>{default_job_name(spec_path), default_value("the spec file's name")};
+  std::string name = default_job_name(spec_path);
+  spec.name = Sourced<std::string>{name, default_value(name == "ezpz-job" ? "" : "the spec file's name")};
   spec.nodes = Sourced<long>{1, default_value()};
   spec.walltime = Sourced<long>{3600, default_value()};
   spec.ranks_per_node = Sourced<long>{k_auto, default_value()};

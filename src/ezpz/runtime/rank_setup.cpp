@@ -66,12 +66,12 @@ HostResolver system_host_resolver() {
   };
 }
 
-void check_rendezvous_host(const RankSetup& rank_env, const HostResolver& resolve) {
-  if (rank_env.nodes <= 1 || rank_env.rank.local_rank != 0) return;
-  auto error = resolve(rank_env.master_addr);
+void check_rendezvous_host(const RankSetup& setup, const HostResolver& resolve) {
+  if (setup.nodes <= 1 || setup.rank.local_rank != 0) return;
+  auto error = resolve(setup.master_addr);
   if (!error) return;
-  throw UserError("MASTER_ADDR '" + rank_env.master_addr + "' does not resolve on this node (" + *error +
-                      "); it comes from " + rank_env.master_addr_origin,
+  throw UserError("MASTER_ADDR '" + setup.master_addr + "' does not resolve on this node (" + *error +
+                      "); it comes from " + setup.master_addr_origin,
                   "the other ranks would wait for rank 0 there until the walltime; check the host list and the "
                   "profile's master_addr, or export MASTER_ADDR");
 }

@@ -54,7 +54,7 @@ HostResolver system_host_resolver();
 // than one node has a rendezvous host that does not resolve here: rank 0's peers would wait for it
 // until the walltime. Only local rank 0 of each node looks the name up (one lookup per node); a
 // single-node job looks up nothing.
-void check_rendezvous_host(const RankSetup& rank_env, const HostResolver& resolve);
+void check_rendezvous_host(const RankSetup& setup, const HostResolver& resolve);
 
 // The rendezvous host for a job whose first host is `host`, by the profile's `master_addr` pattern:
 // `host` is cut at the first '.', and where the pattern adds text to the first label of the name

@@ -1,4 +1,4 @@
-// Placeholder expansion for option groups.
+// {placeholder} expansion: option groups, scheduler command words, output paths and launch hosts.
 #include "ezpz/util/option_template.hpp"
 
 #include <algorithm>
@@ -24,7 +24,8 @@ std::optional<std::string> variable_reference(const std::string& word) {
 }
 
 // Calls `literal` for each run of text and `placeholder` for each {name}, in order; a '{' without a
-// '}' after it is text.
+// '}' after it is text, and so is a '{' that another '{' follows before the '}': the placeholder is the
+// innermost pair ("${X:-{hosts}}" and "{{hosts}}" hold {hosts}).
 template <typename Literal, typename Placeholder>
 void scan_placeholders(std::string_view text, Literal&& literal, Placeholder&& placeholder) {
   size_t pos = 0;
@@ -35,6 +36,7 @@ void scan_placeholders(std::string_view text, Literal&& literal, Placeholder&& p
       literal(text.substr(pos));
       return;
     }
+    open = text.rfind('{', close);
     literal(text.substr(pos, open - pos));
     placeholder(std::string(text.substr(open + 1, close - open - 1)));
     pos = close + 1;

@@ -7,7 +7,7 @@
 
 namespace ezpz::core {
 
-// Precedence, lowest to highest: builtin < profile < spec < env < cli. `derived` values are
+// Precedence, lowest to highest: default < profile < spec < env < cli. `derived` values are
 // computed from others (total_ranks = nodes x ranks_per_node) and name their inputs in `note`.
 enum class OriginKind { default_value, profile, spec, env, cli, derived };
 

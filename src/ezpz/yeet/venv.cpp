@@ -109,9 +109,10 @@ bool is_binary(string_view text) {
   return text.substr(0, k_binary_probe).find('\0') != string_view::npos;
 }
 
-// `path` moved to under `move.to` when it is `move.from` or under it; nullopt otherwise.
+// `path` moved to under `move.to` when it is `move.from` or under it; nullopt otherwise (and for a
+// `move.from` of "/", which no environment is created at).
 std::optional<std::string> moved(string_view path, const Move& move) {
-  if (!path_is_under(path, move.from)) return std::nullopt;
+  if (move.from.size() <= 1 || !path_is_under(path, move.from)) return std::nullopt;
   return std::string(move.to) + std::string(path.substr(move.from.size()));
 }
 

@@ -27,6 +27,9 @@ TEST(ExpandPlaceholders, ReplacesEveryKnownNameAndKeepsTheRest) {
       {"}{job_id}{", "}42.server{"},  // stray braces around a placeholder
       {"x{empty}y", "xy"},
       {"", ""},
+      {"${X:-{hosts}}", "${X:-n[1-2]}"},  // the innermost pair is the placeholder
+      {"{{hosts}}", "{n[1-2]}"},
+      {"{\"h\":\"{hosts}\"}", "{\"h\":\"n[1-2]\"}"},
   };
   for (const auto& c : cases) EXPECT_EQ(expand_placeholders(c.text, k_values), c.expected) << c.text;
 }

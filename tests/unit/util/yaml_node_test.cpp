@@ -147,7 +147,7 @@ TEST(ReadSection, ReportsUnknownKeysWithHintsAndSkipsNulls) {
 namespace ezpz::core {
 namespace {
 
-TEST(NodeCodec, RoundTripsEveryKindWithLocations) {
+TEST(YamlCodec, RoundTripsEveryKindWithLocations) {
   auto source = make_source("c.yaml", "a: 1\nb: [x, 'y z', ~]\nc: {d: \"q\"}\ne:\n");
   YamlNode original = parse_yaml(source);
   YamlNode decoded = decode_node(encode_node(original), source);

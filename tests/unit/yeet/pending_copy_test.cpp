@@ -52,7 +52,7 @@ Transfer stream(const Manifest& manifest, PendingCopy& staging, std::size_t piec
   return {reader.file_hashes(), reader.error()};
 }
 
-class StagingTest : public testing::Test {
+class PendingCopyTest : public testing::Test {
  protected:
   void SetUp() override {
     ::mkdir((dir / "src").c_str(), 0755);
@@ -72,7 +72,7 @@ class StagingTest : public testing::Test {
   Manifest manifest;
 };
 
-TEST_F(StagingTest, WritesTheStreamInAnyPiecesAndRenamesIntoPlace) {
+TEST_F(PendingCopyTest, WritesTheStreamInAnyPiecesAndRenamesIntoPlace) {
   std::string dest = dir / "nodes/n1/copy";
   {
     PendingCopy staging(manifest, dest, "0");
@@ -102,7 +102,7 @@ TEST_F(StagingTest, WritesTheStreamInAnyPiecesAndRenamesIntoPlace) {
   EXPECT_FALSE(holds_copy(dest, manifest, 42, false)) << "a removed file must invalidate the cache";
 }
 
-TEST_F(StagingTest, ADamagedByteFailsTheFileAndLeavesNothingBehind) {
+TEST_F(PendingCopyTest, ADamagedByteFailsTheFileAndLeavesNothingBehind) {
   std::string dest = dir / "copy";
   try {
     PendingCopy staging(manifest, dest, "1");
@@ -118,7 +118,7 @@ TEST_F(StagingTest, ADamagedByteFailsTheFileAndLeavesNothingBehind) {
   EXPECT_EQ(test::count_prefixed(dir.path(), ".copy.yeet-"), 0) << "a staging directory was left behind";
 }
 
-TEST_F(StagingTest, ReplacesAnOlderCopyButNeverAForeignDirectory) {
+TEST_F(PendingCopyTest, ReplacesAnOlderCopyButNeverAForeignDirectory) {
   std::string dest = dir / "copy";
   for (int round = 0; round < 2; ++round) {
     PendingCopy staging(manifest, dest, "0");
@@ -135,7 +135,7 @@ TEST_F(StagingTest, ReplacesAnOlderCopyButNeverAForeignDirectory) {
   EXPECT_THROW(PendingCopy(manifest, dir / "afile/copy", "0"), UserError);
 }
 
-TEST_F(StagingTest, AnUnreadableSourceFileIsSentAsZerosAndFailsTheChecksum) {
+TEST_F(PendingCopyTest, AnUnreadableSourceFileIsSentAsZerosAndFailsTheChecksum) {
   std::string dest = dir / "copy";
   PendingCopy staging(manifest, dest, "0");
   ::unlink((dir / "src/sub/a.txt").c_str());
@@ -144,7 +144,7 @@ TEST_F(StagingTest, AnUnreadableSourceFileIsSentAsZerosAndFailsTheChecksum) {
   EXPECT_THROW(staging.commit(transfer.hashes, VenvMode::off, 1), UserError);
 }
 
-TEST_F(StagingTest, AnEntryWithTheRecordsNameIsRefused) {
+TEST_F(PendingCopyTest, AnEntryWithTheRecordsNameIsRefused) {
   write_file(dir / "src/sub/.ezpz-yeet", "only the top of the tree holds the record");
   EXPECT_NO_THROW(scan_source(dir / "src", false));
   write_file(dir / "victim", "precious");
@@ -167,7 +167,7 @@ TEST(CacheRecord, IsNeverWrittenThroughALink) {
   EXPECT_EQ(read_file(dir / "victim"), "precious");
 }
 
-TEST(StagingArchive, AnUnpackErrorNamesTheSourceNotTheStagingFile) {
+TEST(PendingCopyArchive, AnUnpackErrorNamesTheSourceNotTheStagingFile) {
   TempDir dir;
   write_file(dir / "broken.tar", "just some text\n");
   Manifest manifest = scan_source(dir / "broken.tar", true);
@@ -197,7 +197,7 @@ bool mount_small_disk(const std::string& path, std::size_t bytes) {
 
 // A tarball that fits on the node's disk and unpacks to more than fits: the write fails with ENOSPC
 // (libarchive calls that a warning), while extending the file to its size still succeeds (a hole).
-TEST(StagingArchive, ADiskThatFillsWhileUnpackingFailsTheNodeAndLeavesNoDest) {
+TEST(PendingCopyArchive, ADiskThatFillsWhileUnpackingFailsTheNodeAndLeavesNoDest) {
   TempDir dir;
   ::mkdir((dir / "tree").c_str(), 0755);
   ::mkdir((dir / "disk").c_str(), 0755);
