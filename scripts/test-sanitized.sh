@@ -11,7 +11,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${EZPZ_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 CC=clang CXX=clang++ EZPZ_BUILD_DIR=$build_dir "$root/scripts/build.sh" \
   -DEZPZ_FUZZ=ON -DEZPZ_BUILD_TORCH=OFF -DEZPZ_BUILD_TESTS=ON -DEZPZ_FUZZ_SECONDS="${EZPZ_FUZZ_SECONDS:-60}"
-cd "$build_dir"
-# Any sanitizer report fails the program that made it, and so its test (leak checks are on by default).
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --output-on-failure --parallel "$(nproc)" --timeout 900 -E '^((slurm|pbs|python|torch|deps|shellcheck|embed)\..*|e2e\.launch_test)$'
+"$root/scripts/run-ctest.sh" "$build_dir" "$build_dir/ctest.log" 900 \
+  -E '^((slurm|pbs|python|torch|deps|shellcheck|embed)\..*|e2e\.launch_test)$'

@@ -10,9 +10,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # tests that did not pass are printed again at the very end, where CI's shortened log still shows them.
 status=0
 logs=("$root/build/ctest-main.log" "$root/build/ctest-sanitized.log")
-(cd "$root/build" && ctest --output-on-failure --parallel "$(nproc)" --timeout 600) 2>&1 | tee "${logs[0]}" || status=$?
+"$root/scripts/run-ctest.sh" "$root/build" "${logs[0]}" 600 || status=$?
 echo "ezpz: sanitizer stage (AddressSanitizer, UBSan, fuzzing): scripts/test-sanitized.sh"
 "$root/scripts/test-sanitized.sh" 2>&1 | tee "${logs[1]}" || status=$((status != 0 ? status : $?))
+# Tests that failed in a parallel run and passed alone (scripts/run-ctest.sh): named last, to be fixed.
+grep -h '^ezpz: FLAKY' "${logs[@]}" || true
 if ((status != 0)); then
   echo "ezpz: the tests that did not pass, again:"
   "$root/scripts/failed-tests.sh" "${logs[@]}"
