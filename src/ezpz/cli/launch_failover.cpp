@@ -112,8 +112,8 @@ std::string decisions_dir(const std::string& job_id) {
 
 int launch_with_spare_nodes(const Installation& installation, const SpareNodeLaunch& launch,
                             const Supervision& supervision) {
-  bool host_file = names(launch.command, k_hostfile_word);
-  if (!host_file && !names(launch.command, k_hosts_word)) {
+  bool host_file = names(launch.command, k_hostfile_key);
+  if (!host_file && !names(launch.command, k_hosts_key)) {
     throw UserError("spare nodes need a launcher command that names its hosts with {hostfile} or {hosts}, and '" +
                         command_text(launch.command) + "' names neither",
                     "render the job with supervise.spare_nodes, or run ezpz launch --spare-nodes without --verbatim");

@@ -36,7 +36,7 @@ struct PbsAttribute {
   bool (nlohmann::json::*is)() const noexcept;
   const char* type;
 };
-const PbsAttribute k_pbs_fields[] = {
+const PbsAttribute k_pbs_attributes[] = {
     {"job_state", &nlohmann::json::is_string, "a string"},
     {"comment", &nlohmann::json::is_string, "a string"},
     {"substate", &nlohmann::json::is_number_integer, "an integer"},
@@ -54,7 +54,7 @@ bool fits_int(const nlohmann::json& number) {
 // expected, a number out of range. Whatever else a newer qstat adds is not looked at.
 std::string pbs_job_problem(const nlohmann::json& job) {
   if (!job.is_object()) return std::string("the job is a JSON ") + job.type_name() + ", not an object";
-  for (const auto& field : k_pbs_fields) {
+  for (const auto& field : k_pbs_attributes) {
     auto found = job.find(field.key);
     if (found == job.end()) continue;
     bool typed = ((*found).*field.is)();

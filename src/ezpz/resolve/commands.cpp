@@ -39,12 +39,12 @@ bool Resolver::let_launch_choose_hosts(std::vector<CommandWord>& words, std::map
   std::string nodefile = job.scheduler->job_variable("nodefile");
   for (auto& word : words) {
     if (word.variable && !nodefile.empty() && word.text == nodefile) {
-      word = {std::string(k_hostfile_word), false};
+      word = {placeholder_word(k_hostfile_key), false};
       named = true;
     }
   }
   const std::string& option = job.profile->launcher.hosts_option;
-  values["hosts"] = k_hosts_word;  // left as it is for ezpz launch
+  values[k_hosts_key] = placeholder_word(k_hosts_key);  // left as it is for ezpz launch
   if (auto added = option.empty()
                        ? std::nullopt
                        : expand_option_group(option, values, job.profile->path + ": launcher.hosts_option")) {

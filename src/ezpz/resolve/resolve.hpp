@@ -31,11 +31,10 @@ struct ResolveInputs {
   bool for_launch = false;
 };
 
-// The words a launch line with spare nodes leaves for `ezpz launch` to fill in at each attempt: a
-// host file it writes, and the hosts as a host list (runtime/launch.hpp, with_hosts).
-inline constexpr std::string_view k_hostfile_word = "{hostfile}";
-inline constexpr std::string_view k_hosts_word = "{hosts}";
-inline constexpr const char* k_hostfile_key = "hostfile";  // their placeholder names
+// The placeholders a launch line with spare nodes leaves for `ezpz launch` to fill in at each attempt
+// ({hostfile}, {hosts}): a host file it writes, and the hosts as a host list (runtime/launch.hpp,
+// with_hosts).
+inline constexpr const char* k_hostfile_key = "hostfile";
 inline constexpr const char* k_hosts_key = "hosts";
 
 // One `stage:` entry as the script runs it: the staging launcher's words, "$EZPZ_BIN", then

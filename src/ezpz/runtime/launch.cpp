@@ -124,7 +124,8 @@ SupervisedProcess launcher_process(const std::vector<std::string>& argv,
   return SupervisedProcess{name, argv, {}, std::move(set)};
 }
 
-bool names(const std::vector<std::string>& argv, std::string_view placeholder) {
+bool names(const std::vector<std::string>& argv, std::string_view name) {
+  std::string placeholder = placeholder_word(name);
   return std::any_of(argv.begin(), argv.end(),
                      [&](const std::string& word) { return word.find(placeholder) != std::string::npos; });
 }

@@ -51,9 +51,9 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, const EnvLookup& env,
                        const std::string& ezpz_bin);
 
-// Whether a word of `argv` holds `placeholder` (k_hostfile_word, k_hosts_word: the words a spare-node
-// launch fills in).
-bool names(const std::vector<std::string>& argv, std::string_view placeholder);
+// Whether a word of `argv` holds the placeholder {`name`} (k_hostfile_key, k_hosts_key: what a
+// spare-node launch fills in).
+bool names(const std::vector<std::string>& argv, std::string_view name);
 
 // `argv` for an attempt's hosts: {hosts} becomes `host_list` (compact, as compress_hostlist writes
 // it), {hostfile} `hostfile` (which the caller writes: one host per line).

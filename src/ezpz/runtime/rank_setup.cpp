@@ -45,8 +45,7 @@ std::string master_addr_for(const std::string& pattern, const std::string& host)
   // not get it twice, so the result is the same for the short and the network form of a host.
   std::string rest = pattern.substr(at + k_first_host.size());
   std::string label_tail = rest.substr(0, rest.find('.'));
-  if (!label_tail.empty() && name.size() > label_tail.size() &&
-      name.compare(name.size() - label_tail.size(), label_tail.size(), label_tail) == 0) {
+  if (!label_tail.empty() && name.size() > label_tail.size() && ends_with(name, label_tail)) {
     name.resize(name.size() - label_tail.size());
   }
   return pattern.substr(0, at) + name + rest;

@@ -47,28 +47,25 @@ void scan_placeholders(std::string_view text, Literal&& literal, Placeholder&& p
                                       const std::map<std::string, std::string>& values, const std::string& context) {
   std::vector<std::string> names;
   for (const auto& [name, value] : values) names.push_back(name);
-  throw UserError(context + ": unknown placeholder '{" + key + "}' in '" + std::string(text) + "'",
+  throw UserError(context + ": unknown placeholder '" + placeholder_word(key) + "' in '" + std::string(text) + "'",
                   suggestion_hint(key, names));
 }
 
 }  // namespace
 
-std::string expand_placeholders(std::string_view text, const std::map<std::string, std::string>& values,
-                                UnknownPlaceholder unknown, const std::string& context) {
+std::string expand_placeholders(std::string_view text, const std::map<std::string, std::string>& values) {
   std::string out;
   scan_placeholders(
       text, [&](std::string_view literal) { out += literal; },
       [&](const std::string& key) {
         auto value = values.find(key);
-        if (value != values.end()) {
-          out += value->second;
-        } else if (unknown == UnknownPlaceholder::keep) {
-          out += "{" + key + "}";
-        } else {
-          unknown_placeholder(key, text, values, context);
-        }
+        out += value != values.end() ? value->second : placeholder_word(key);
       });
   return out;
+}
+
+std::string placeholder_word(std::string_view name) {
+  return "{" + std::string(name) + "}";
 }
 
 std::optional<std::vector<CommandWord>> expand_option_group(const std::string& group,

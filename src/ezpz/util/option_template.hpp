@@ -24,14 +24,12 @@ std::optional<std::vector<CommandWord>> expand_option_group(const std::string& g
                                                             const std::map<std::string, std::string>& values,
                                                             const std::string& context);
 
-// What a placeholder that `values` does not hold becomes: an error (a typo in a profile), or itself, as
-// written (a later step fills it in: ezpz launch's {hosts}).
-enum class UnknownPlaceholder { error, keep };
+// `text` with each {name} replaced by values[name]; a '{' without a '}' is text, and a name `values`
+// does not hold stays as written (a later step fills it in: ezpz launch's {hosts}).
+std::string expand_placeholders(std::string_view text, const std::map<std::string, std::string>& values);
 
-// `text` with each {name} replaced by values[name]; a '{' without a '}' is text. An unknown name: see
-// UnknownPlaceholder (the error names `context` and the closest known name).
-std::string expand_placeholders(std::string_view text, const std::map<std::string, std::string>& values,
-                                UnknownPlaceholder unknown = UnknownPlaceholder::keep, const std::string& context = {});
+// "{name}", the word expand_placeholders replaces.
+std::string placeholder_word(std::string_view name);
 
 // A word as it must appear in a shell script: "$NAME" for variables, else shell_quote(text).
 std::string shell_word(const CommandWord& word);

@@ -34,15 +34,9 @@ TEST(ExpandPlaceholders, ReplacesEveryKnownNameAndKeepsTheRest) {
   for (const auto& c : cases) EXPECT_EQ(expand_placeholders(c.text, k_values), c.expected) << c.text;
 }
 
-TEST(ExpandPlaceholders, AnUnknownNameIsAnErrorWhenAskedWithTheClosestName) {
-  try {
-    expand_placeholders("scancel {job_di}", k_values, UnknownPlaceholder::error, "slurm.yaml: cancel");
-    FAIL() << "no error";
-  } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("slurm.yaml: cancel: unknown placeholder '{job_di}'"), std::string::npos)
-        << error.what();
-    EXPECT_NE(error.diagnostics().front().hint.find("job_id"), std::string::npos) << error.diagnostics().front().hint;
-  }
+TEST(ExpandPlaceholders, ThePlaceholderWordIsTheNameInBraces) {
+  EXPECT_EQ(placeholder_word("hosts"), "{hosts}");
+  EXPECT_EQ(expand_placeholders(placeholder_word("job_id"), k_values), "42.server");
 }
 
 TEST(ExpandOptionGroup, AnEmptyValueDropsTheWholeGroup) {
@@ -54,7 +48,18 @@ TEST(ExpandOptionGroup, AnEmptyValueDropsTheWholeGroup) {
   EXPECT_EQ((*words)[1].text, "42.server");
   EXPECT_TRUE((*words)[2].variable);
   EXPECT_EQ((*words)[2].text, "PBS_NODEFILE");
-  EXPECT_THROW(expand_option_group("--x={nope}", k_values, "test"), UserError);
+  // An unknown name in a profile's option group is a typo: an error naming the group and the closest name.
+  try {
+    expand_option_group("--nodelist={host}", k_values, "aurora.yaml: launcher.args");
+    FAIL() << "no error";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("aurora.yaml: launcher.args: unknown placeholder '{host}' in "
+                        "'--nodelist={host}'"),
+              std::string::npos)
+        << error.what();
+    EXPECT_NE(error.diagnostics().front().hint.find("hosts"), std::string::npos) << error.diagnostics().front().hint;
+  }
 }
 
 }  // namespace
