@@ -11,8 +11,8 @@ build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-
 # and torchrun (python3-torch), and the Python module's tests (python3-pytest). zstd, bzip2, xz-utils and python3-venv make yeet fixtures. The sanitizer
 # stage and the fuzz targets (scripts/test-sanitized.sh) build with clang and its runtimes; llvm has
 # llvm-symbolizer, which puts file and line into sanitizer reports. clang-format checks the C++ files'
-# formatting (tests/format).
-test_packages=(libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
+# formatting (tests/format). iproute2 (ip, tc) makes the simulated nodes of tests/scale (scripts/simnodes.sh).
+test_packages=(iproute2 libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
                libtorch-dev libgloo-dev slurm-wlm munge zstd bzip2 xz-utils python3-venv python3-torch python3-pytest jq
                clang libclang-rt-14-dev llvm clang-format)
 # Debian has no PBS: tests/pbs builds OpenPBS from shared/third_party/openpbs with these (its README's list).

@@ -15,16 +15,8 @@ yeet() {  # yeet RANKS ARGS... : runs ezpz yeet on RANKS ranks; stderr in $workd
   timeout 120 mpiexec.mpich -n "$ranks" "$ezpz" yeet "$@" 2>"$workdir/err"
   status=$?
 }
-# Everything about a tree that a copy must keep: kind, mode, size, link target, file mtime (to the
-# nanosecond, or to the second with `seconds`: tar keeps no more); not the record .ezpz-yeet.
-listing() {  # listing DIR [seconds]
-  local cut='s/|d[0-9.]*$/|/'
-  [ "${2:-}" = seconds ] && cut='s/|d[0-9.]*$/|/; s/\.[0-9]*$//'
-  (cd "$1" && find . -path ./.ezpz-yeet -prune -o -printf '%P|%y|%m|%s|%l|%y%T@\n' | sed "$cut" | LC_ALL=C sort)
-}
-same_tree() {  # same_tree SRC COPY [seconds]
-  diff -r --no-dereference -x .ezpz-yeet "$1" "$2" >/dev/null && diff <(listing "$1" "${3:-}") <(listing "$2" "${3:-}") >/dev/null
-}
+# shellcheck source-path=SCRIPTDIR source=tree.sh
+source "$here/tree.sh"
 no_staging_left() { test -z "$(find "$1" -name '.*.yeet-*' 2>/dev/null)"; }
 
 # --- the source tree ---

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/yeet/mpi/finalize.hpp"
 #include "ezpz/yeet/mpi/run.hpp"
 #include "ezpz/yeet/options.hpp"
 
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
     std::cerr << "ezpz yeet: internal error: " << error.what() << "\n";
     MPI_Abort(MPI_COMM_WORLD, ezpz::core::k_exit_user_error);
   }
-  MPI_Finalize();
-  return code;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return ezpz::core::yeet::finalize_within(ezpz::core::yeet::k_finalize_deadline, rank, code);
 }
