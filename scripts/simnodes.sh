@@ -16,8 +16,12 @@
 #                                               tc's (100mbit, 1gbit) or "none" for no limit
 #   simnodes.sh down NAME                       stop every process in them and remove all NAME made
 #   simnodes.sh run NAME HOST CMD...            run CMD on HOST
+#   simnodes.sh head NAME CMD...                run CMD on n0 with the environment through which an
+#                                               mpiexec.mpich it starts (itself or through ezpz launch)
+#                                               reaches the other hosts
 #   simnodes.sh mpiexec NAME NODES CMD...       MPICH's mpiexec on n0, one rank on each of the first
-#                                               NODES hosts, its proxies started through this script
+#                                               NODES hosts
+#   simnodes.sh hostfile NAME NODES             the first NODES hosts, one per line
 #   simnodes.sh bytes NAME HOST                 "RX TX": the bytes HOST's eth0 received and sent
 #   simnodes.sh -x HOST CMDLINE...              what MPICH's Hydra calls instead of ssh (its
 #                                               HYDRA_LAUNCHER_EXEC): CMDLINE run by sh on HOST of
@@ -109,16 +113,24 @@ run() {
     "$host" "$state/$name/$host.boot_id" "$@"
 }
 
-mpiexec() {
-  local name=$1 nodes=$2
-  shift 2
-  local hosts
-  hosts=$(hosts_of "$name" | grep -E '^n[0-9]+$' | head -n "$nodes" | paste -sd,)
-  # Hydra starts the proxies on the other hosts through $self -x HOST (as it would with ssh); they
+hostfile() {
+  hosts_of "$1" | grep -E '^n[0-9]+$' | head -n "$2"
+}
+
+head_node() {
+  local name=$1
+  shift
+  # Hydra starts its proxies on the other hosts through $self -x HOST (as it would with ssh); they
   # connect back to n0 by name. UCX (MPICH's ch4 device) sends between nodes over TCP on eth0, across
   # the limited links (shared memory only within a node).
   EZPZ_SIMNODES=$name HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$self UCX_TLS=tcp,self,sm UCX_NET_DEVICES=eth0 \
-    run "$name" n0 mpiexec.mpich -hosts "$hosts" -n "$nodes" -ppn 1 "$@"
+    run "$name" n0 "$@"
+}
+
+mpiexec() {
+  local name=$1 nodes=$2
+  shift 2
+  head_node "$name" mpiexec.mpich -hosts "$(hostfile "$name" "$nodes" | paste -sd,)" -n "$nodes" -ppn 1 "$@"
 }
 
 bytes() {
@@ -136,15 +148,17 @@ ssh_stand_in() {
 }
 
 ((EUID == 0)) || die "needs root (network namespaces)"
-[[ $# -ge 1 ]] || die "usage: simnodes.sh up|down|run|mpiexec|bytes NAME … (see the script's head)"
+[[ $# -ge 1 ]] || die "usage: simnodes.sh up|down|run|head|mpiexec|hostfile|bytes NAME … (see the script's head)"
 command=$1
 shift
 case $command in
   up) [[ $# -ge 3 ]] || die "usage: simnodes.sh up NAME NODES RATE [--storage]"; up "$@" ;;
   down) [[ $# -eq 1 ]] || die "usage: simnodes.sh down NAME"; down "$1" ;;
   run) [[ $# -ge 3 ]] || die "usage: simnodes.sh run NAME HOST CMD..."; run "$@" ;;
+  head) [[ $# -ge 2 ]] || die "usage: simnodes.sh head NAME CMD..."; head_node "$@" ;;
+  hostfile) [[ $# -eq 2 ]] || die "usage: simnodes.sh hostfile NAME NODES"; hostfile "$@" ;;
   mpiexec) [[ $# -ge 3 ]] || die "usage: simnodes.sh mpiexec NAME NODES CMD..."; mpiexec "$@" ;;
   bytes) [[ $# -eq 2 ]] || die "usage: simnodes.sh bytes NAME HOST"; bytes "$@" ;;
   -x) [[ $# -ge 2 ]] || die "usage: simnodes.sh -x HOST CMDLINE..."; ssh_stand_in "$@" ;;
-  *) die "unknown command '$command' (up, down, run, mpiexec, bytes)" ;;
+  *) die "unknown command '$command' (up, down, run, head, mpiexec, hostfile, bytes)" ;;
 esac

@@ -57,6 +57,8 @@ std::string check_min_success(const std::string& text) {
   return {};
 }
 
+constexpr std::pair<const char*, Route> k_routes[] = {{"chain", Route::chain}, {"bcast", Route::bcast}};
+
 }  // namespace
 
 void add_options(CLI::App& app, Options& options) {
@@ -80,6 +82,11 @@ void add_options(CLI::App& app, Options& options) {
       ->check(CLI::Validator(check_size, "SIZE"));
   app.add_option("--pipeline", options.pipeline_depth, "chunks in flight at once (default 4)")
       ->check(CLI::Range(1, 64));
+  app.add_option("--route", options.route,
+                 "how chunks travel: chain (each node receives each chunk once from the node before it and\n"
+                 "passes it on in pieces as they arrive; the default) or bcast (MPI_Ibcast)")
+      ->transform(CLI::CheckedTransformer(std::vector<std::pair<std::string, Route>>(std::begin(k_routes), std::end(k_routes)),
+                                          CLI::ignore_case));
   app.add_flag("--force", options.force, "copy even where DEST already holds the same content");
   app.add_flag("--quiet", options.quiet, "no progress lines; the summary and errors still print");
 }
@@ -91,6 +98,8 @@ std::vector<std::string> to_arguments(const Options& options) {
   if (!options.min_success.empty()) words.insert(words.end(), {"--min-success", options.min_success});
   words.insert(words.end(), {"--chunk-size", std::to_string(options.chunk_bytes)});
   words.insert(words.end(), {"--pipeline", std::to_string(options.pipeline_depth)});
+  for (const auto& [word, route] : k_routes)
+    if (route == options.route) words.insert(words.end(), {"--route", word});
   if (options.force) words.push_back("--force");
   if (options.quiet) words.push_back("--quiet");
   words.insert(words.end(), {"--", options.src, options.dest});

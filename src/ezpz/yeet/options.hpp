@@ -12,6 +12,12 @@ namespace ezpz::core::yeet {
 
 enum class VenvMode : std::uint8_t { detect, on, off };
 
+// How each chunk travels from rank 0 to the others (mpi/broadcast.cpp).
+enum class Route : std::uint8_t {
+  chain,  // along the ranks in order: every link carries the data once, in pieces (the default)
+  bcast,  // MPI_Ibcast: the MPI library's algorithm (a binomial tree, or scatter + ring all-gather)
+};
+
 struct Options {
   std::string src;
   std::string dest;  // may hold %n, %r, %% and $VAR / ${VAR}
@@ -20,6 +26,7 @@ struct Options {
   std::string min_success;  // "" (every node), "N" nodes or "P%" of the nodes
   std::uint64_t chunk_bytes = 4u << 20;
   int pipeline_depth = 4;
+  Route route = Route::chain;
   bool force = false;  // ignore a cached copy
   bool quiet = false;  // no progress lines (the summary and errors still print)
 };

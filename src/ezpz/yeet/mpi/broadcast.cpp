@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ezpz::core::yeet {
@@ -57,7 +58,8 @@ class Pipeline {
     m_chunks = (plan.total_bytes + plan.chunk_bytes - 1) / plan.chunk_bytes;
     int slots = plan.depth + 2;  // the window, plus one being read and one being written
     m_buffers.assign(static_cast<std::size_t>(slots), std::vector<char>(plan.chunk_bytes));
-    m_requests.assign(static_cast<std::size_t>(slots), MPI_REQUEST_NULL);
+    MPI_Comm_size(comm, &m_ranks);
+    m_flights.assign(static_cast<std::size_t>(slots), Flight{});
     m_index.assign(static_cast<std::size_t>(slots), 0);
     for (int slot = 0; slot < slots; ++slot) m_free.push(slot);
   }
@@ -81,10 +83,12 @@ class Pipeline {
         post(slot, posted++, in_flight);
         continue;
       }
-      int done = 0;
-      MPI_Test(&m_requests[static_cast<std::size_t>(in_flight.front())], &done, MPI_STATUS_IGNORE);
-      if (!done) {
-        poller.idle();
+      bool moved = pass_on(in_flight);
+      if (!arrived_and_passed_on(in_flight.front())) {
+        if (moved)
+          poller.progressed();
+        else
+          poller.idle();
         continue;
       }
       poller.progressed();
@@ -103,11 +107,84 @@ class Pipeline {
     return static_cast<std::size_t>(std::min(m_plan.chunk_bytes, m_plan.total_bytes - index * m_plan.chunk_bytes));
   }
 
+  // One chunk on its way through this rank.
+  struct Flight {
+    std::vector<MPI_Request> in;   // chain: a receive per piece (none on rank 0); bcast: the MPI_Ibcast
+    std::vector<MPI_Request> out;  // chain: a send per piece passed on to the next rank
+    std::size_t passed = 0;        // chain: pieces passed on (or, without a next rank, arrived)
+    std::size_t pieces = 0;
+  };
+
+  bool chain() const { return m_plan.route == Route::chain; }
+  bool has_next() const { return m_rank + 1 < m_ranks; }
+  std::size_t piece_size() const { return static_cast<std::size_t>(std::min(k_piece_bytes, m_plan.chunk_bytes)); }
+  std::pair<char*, int> piece(std::size_t slot, std::size_t i) {
+    std::size_t size = size_of(m_index[slot]);
+    std::size_t offset = i * piece_size();
+    return {m_buffers[slot].data() + offset, static_cast<int>(std::min(piece_size(), size - offset))};
+  }
+
   void post(int slot, std::uint64_t index, std::deque<int>& in_flight) {
     auto s = static_cast<std::size_t>(slot);
     m_index[s] = index;
-    MPI_Ibcast(m_buffers[s].data(), static_cast<int>(size_of(index)), MPI_BYTE, 0, m_comm, &m_requests[s]);
+    Flight& flight = m_flights[s];
+    flight = Flight{};
+    if (!chain()) {
+      flight.in.assign(1, MPI_REQUEST_NULL);
+      MPI_Ibcast(m_buffers[s].data(), static_cast<int>(size_of(index)), MPI_BYTE, 0, m_comm, &flight.in[0]);
+    } else {
+      flight.pieces = (size_of(index) + piece_size() - 1) / piece_size();
+      flight.out.reserve(flight.pieces);
+      // Rank 0 has the chunk: every piece goes out at once. The others receive every piece from the
+      // rank before them; pass_on sends each one on in order. One tag: MPI keeps the order of the
+      // messages between two ranks, and both sides post pieces and chunks in stream order.
+      for (std::size_t i = 0; i < flight.pieces; ++i) {
+        auto [data, size] = piece(s, i);
+        if (m_rank == 0) {
+          if (has_next()) MPI_Isend(data, size, MPI_BYTE, 1, 0, m_comm, &flight.out.emplace_back());
+        } else {
+          MPI_Irecv(data, size, MPI_BYTE, m_rank - 1, 0, m_comm, &flight.in.emplace_back());
+        }
+      }
+      if (m_rank == 0) flight.passed = flight.pieces;
+    }
     in_flight.push_back(slot);
+  }
+
+  // Chain: sends on every piece that has arrived, in stream order (a piece of a later chunk never
+  // overtakes one of an earlier chunk). Returns whether a piece moved.
+  bool pass_on(const std::deque<int>& in_flight) {
+    if (!chain() || m_rank == 0) return false;
+    bool moved = false;
+    for (int slot : in_flight) {
+      auto s = static_cast<std::size_t>(slot);
+      Flight& flight = m_flights[s];
+      while (flight.passed < flight.pieces) {
+        int arrived = 0;
+        MPI_Test(&flight.in[flight.passed], &arrived, MPI_STATUS_IGNORE);
+        if (!arrived) return moved;
+        if (has_next()) {
+          auto [data, size] = piece(s, flight.passed);
+          MPI_Isend(data, size, MPI_BYTE, m_rank + 1, 0, m_comm, &flight.out.emplace_back());
+        }
+        ++flight.passed;
+        moved = true;
+      }
+    }
+    return moved;
+  }
+
+  // The chunk in `slot` is complete here and no longer needed by a send.
+  bool arrived_and_passed_on(int slot) {
+    Flight& flight = m_flights[static_cast<std::size_t>(slot)];
+    int done = 0;
+    if (!chain()) {
+      MPI_Test(&flight.in[0], &done, MPI_STATUS_IGNORE);
+      return done != 0;
+    }
+    if (flight.passed < flight.pieces) return false;
+    MPI_Testall(static_cast<int>(flight.out.size()), flight.out.data(), &done, MPI_STATUSES_IGNORE);
+    return done != 0;
   }
 
   void finish(int slot) {
@@ -140,9 +217,10 @@ class Pipeline {
   StreamPlan m_plan;
   const StreamHooks& m_hooks;
   int m_rank = 0;
+  int m_ranks = 1;
   std::uint64_t m_chunks = 0;
   std::vector<std::vector<char>> m_buffers;
-  std::vector<MPI_Request> m_requests;
+  std::vector<Flight> m_flights;
   std::vector<std::uint64_t> m_index;
   SlotQueue m_free, m_filled, m_written;
 };

@@ -1,6 +1,10 @@
 // The pipelined broadcast of the content stream: rank 0 reads chunk k+1 on a reader thread while
-// chunk k is in flight (MPI_Ibcast, several at once) and every rank writes chunk k-1 on a writer
-// thread. Only the main thread calls MPI (MPI_THREAD_FUNNELED).
+// chunk k is in flight (several at once) and every rank writes chunk k-1 on a writer thread. Only the
+// main thread calls MPI (MPI_THREAD_FUNNELED). A chunk travels by Route::chain (rank r receives it
+// from rank r-1 in pieces of k_piece_bytes and passes each piece on to rank r+1 as soon as it is in,
+// so every link carries the stream once: the time is about S/B plus one piece per hop, where a tree
+// sends every byte from rank 0 several times) or by Route::bcast (MPI_Ibcast). See bench/README.md,
+// "scale".
 #pragma once
 
 #include <mpi.h>
@@ -8,12 +12,19 @@
 #include <cstdint>
 #include <functional>
 
+#include "ezpz/yeet/options.hpp"
+
 namespace ezpz::core::yeet {
+
+// The chain passes chunks on in pieces of this size (smaller when the chunk is): a piece's time on a
+// link is what each hop adds to the whole (8.4 ms at 250 Mbit/s, 10 µs at 25 GB/s).
+inline constexpr std::uint64_t k_piece_bytes = 256u << 10;
 
 struct StreamPlan {
   std::uint64_t total_bytes = 0;
   std::uint64_t chunk_bytes = 4u << 20;
-  int depth = 4;             // broadcasts in flight at once
+  int depth = 4;             // chunks in flight at once
+  Route route = Route::chain;
   bool share_cores = false;  // ranks outnumber this node's cores (mpi/poll.hpp)
 };
 
