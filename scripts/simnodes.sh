@@ -122,9 +122,12 @@ head_node() {
   shift
   # Hydra starts its proxies on the other hosts through $self -x HOST (as it would with ssh); they
   # connect back to n0 by name. UCX (MPICH's ch4 device) sends between nodes over TCP on eth0, across
-  # the limited links (shared memory only within a node).
+  # the limited links (shared memory only within a node). UCX_RNDV_THRESH=inf: UCX's rendezvous over
+  # TCP holds each message until the receiver's reply, which in yeet's chain cost a whole pipeline
+  # window per hop (8.5 s instead of 3.5 s on 8 nodes at 100 Mbit/s; bench/README.md, "scale").
+  # EZPZ_YEET_SHARED_CORES=1: all nodes share this machine's cores, so yeet's ranks nap when idle.
   EZPZ_SIMNODES=$name HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$self UCX_TLS=tcp,self,sm UCX_NET_DEVICES=eth0 \
-    run "$name" n0 "$@"
+    UCX_RNDV_THRESH=inf EZPZ_YEET_SHARED_CORES=1 run "$name" n0 "$@"
 }
 
 mpiexec() {

@@ -45,6 +45,15 @@ done
 check "summary: 4 copied" grep -q 'ezpz yeet: 4 nodes: 4 copied, 0 cached, 0 shared, 0 failed' "$workdir/err"
 check "no staging directory is left" no_staging_left "$dst"
 
+# --- both routes, with chunks of several pieces (256 KiB) and a last piece that is short ---
+for route in chain bcast; do
+  yeet 4 --route "$route" --chunk-size 1M --pipeline 2 "$src" "$workdir/$route/%r/copy"
+  check "--route $route: exit 0 ($(head -c 400 "$workdir/err"))" test "$status" -eq 0
+  for rank in 1 3; do
+    check "--route $route: rank $rank's copy matches the source" same_tree "$src" "$workdir/$route/$rank/copy"
+  done
+done
+
 # --- a re-run keeps the copies ---
 record_before=$(stat -c %Y.%i "$dst/1/copy/.ezpz-yeet")
 yeet 4 --chunk-size 64K "$src" "$dst/%r/copy"

@@ -38,7 +38,8 @@ Options parse(std::vector<std::string> words) {
 
 TEST(YeetOptions, RoundTripThroughTheArgumentsPassedOn) {
   Options options = parse({"--unpack", "--no-venv", "--min-success", "90%", "--chunk-size", "16M", "--pipeline", "8",
-                           "--force", "--quiet", "/src dir/env.tar.gz", "/tmp/%n/env"});
+                           "--route", "bcast", "--force", "--quiet", "/src dir/env.tar.gz", "/tmp/%n/env"});
+  EXPECT_EQ(options.route, Route::bcast);
   EXPECT_EQ(options.chunk_bytes, 16u << 20);
   EXPECT_EQ(options.venv, VenvMode::off);
   Options again = parse(to_arguments(options));
@@ -49,6 +50,8 @@ TEST(YeetOptions, RoundTripThroughTheArgumentsPassedOn) {
   EXPECT_EQ(again.min_success, "90%");
   EXPECT_EQ(again.chunk_bytes, 16u << 20);
   EXPECT_EQ(again.pipeline_depth, 8);
+  EXPECT_EQ(again.route, Route::bcast);
+  EXPECT_EQ(parse(to_arguments(parse({"a", "/b"}))).route, Route::chain);
   EXPECT_EQ(parse(to_arguments(parse({"--venv", "a", "/b"}))).venv, VenvMode::on);
   EXPECT_EQ(parse(to_arguments(parse({"a", "/b"}))).venv, VenvMode::detect);
 }
@@ -60,6 +63,13 @@ TEST(YeetOptions, ChunkSizesAreChecked) {
     EXPECT_THROW(parse({"--chunk-size", size, "a", "/b"}), CLI::ParseError) << size;
   }
   EXPECT_THROW(parse({"--min-success", "lots", "a", "/b"}), CLI::ParseError);
+}
+
+TEST(YeetOptions, RoutesAreNamed) {
+  EXPECT_EQ(parse({"a", "/b"}).route, Route::chain);
+  EXPECT_EQ(parse({"--route", "chain", "a", "/b"}).route, Route::chain);
+  EXPECT_EQ(parse({"--route", "BCAST", "a", "/b"}).route, Route::bcast);
+  EXPECT_THROW(parse({"--route", "tree", "a", "/b"}), CLI::ParseError);
 }
 
 }  // namespace
