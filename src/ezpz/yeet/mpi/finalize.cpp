@@ -18,10 +18,9 @@ int finalize_within(std::chrono::milliseconds deadline, int rank, int code) {
   std::thread watchdog([&] {
     std::unique_lock<std::mutex> lock(mutex);
     if (finished.wait_for(lock, deadline, [&] { return done; })) return;
-    if (rank == 0)
-      std::cerr << "ezpz yeet: MPI_Finalize did not return within " << deadline.count()
-                << " ms (a known hang of UCX over TCP, openucx/ucx#8738); leaving with exit code " << code
-                << ", which every rank agreed on\n";
+    std::cerr << "ezpz yeet: rank " << rank << ": MPI_Finalize did not return within " << deadline.count()
+              << " ms (a known hang of UCX over TCP, openucx/ucx#8738); leaving with exit code " << code
+              << ", which every rank agreed on\n";
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
