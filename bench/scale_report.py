@@ -34,13 +34,13 @@ def read_rows(path):
     rows = []
     with open(path) as f:
         for line in f:
-            kind, n, rep, t_result, t_exit, links = line.rstrip("\n").split("\t")
+            kind, n, rep, t_result, t_exit, links, own = line.rstrip("\n").split("\t")
             traffic = {}
             for item in links.split():
                 host, rx, tx = item.split(":")
                 traffic[host] = (int(rx), int(tx))
             rows.append(dict(kind=kind, n=int(n), rep=int(rep), t=float(t_result), t_exit=float(t_exit),
-                             traffic=traffic))
+                             traffic=traffic, own=None if own == "-" else float(own)))
     return rows
 
 
@@ -54,6 +54,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
     ap.add_argument("--launch", required=True)
+    ap.add_argument("--startup", required=True)
     ap.add_argument("--tree", required=True)
     ap.add_argument("--tree-bytes", type=int, required=True)
     ap.add_argument("--tar-bytes", type=int, required=True)
@@ -79,7 +80,9 @@ def main():
             got = [statistics.mean(r["traffic"][h][0] for h in receivers(kind, n)) if n > 1 or kind == "shared_fs"
                    else 0 for r in mine]
             times = [r["t"] for r in mine]
+            owns = [r["own"] for r in mine if r["own"] is not None]
             cell[kind, n] = dict(t=statistics.median(times), lo=min(times), hi=max(times),
+                                 own=statistics.median(owns) if owns else None,
                                  t_exit=statistics.median(r["t_exit"] for r in mine),
                                  ratio=statistics.median(times) / (s / rate),
                                  sent=statistics.median(sent) / s, got=statistics.median(got) / s)
@@ -108,6 +111,24 @@ def main():
             c = cell.get((kind, n))
             parts.append(f"{c['sent']:.2f} | {c['got']:.2f}" if c else "- | -")
         print(f"| {n} | " + " | ".join(parts) + " |")
+    starts = {}
+    with open(args.startup) as f:
+        for line in f:
+            n, seconds = line.split()
+            starts.setdefault(int(n), []).append(float(seconds))
+    print("\nWhere yeet's time goes (tree, medians in s): the wall time; the start-up of N ranks (mpiexec of "
+          "/bin/true, measured apart); yeet's own time (rank 0, from its start to its copy committed: the "
+          "summary's \"written in\"); and the rest (MPI_Init, the last node finishing after rank 0, the "
+          "final gather).\n")
+    print("| nodes | wall | x S/R | start-up | yeet's own (rank 0) | x S/R | rest |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        c = cell.get(("yeet_tree", n))
+        if not c or c["own"] is None:
+            continue
+        start = statistics.median(starts.get(n, [0.0]))
+        print(f"| {n} | {c['t']:.2f} | {c['ratio']:.2f} | {start:.2f} | {c['own']:.2f} | "
+              f"{c['own'] / (args.tree_bytes / rate):.2f} | {c['t'] - start - c['own']:.2f} |")
     exits = ", ".join(f"{n}: {cell['yeet_tree', n]['t_exit']:.2f}" for n in sizes if ("yeet_tree", n) in cell)
     deadline = open(args.finalize).read().splitlines() if os.path.exists(args.finalize) else []
     print(f"\nyeet (tree) to the exit of mpiexec, median s by nodes: {exits}. Runs in which MPI_Finalize hung "
