@@ -85,8 +85,8 @@ void add_options(CLI::App& app, Options& options) {
   app.add_option("--route", options.route,
                  "how chunks travel: chain (each node receives each chunk once from the node before it and\n"
                  "passes it on in pieces as they arrive; the default) or bcast (MPI_Ibcast)")
-      ->transform(CLI::CheckedTransformer(std::vector<std::pair<std::string, Route>>(std::begin(k_routes), std::end(k_routes)),
-                                          CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(
+          std::vector<std::pair<std::string, Route>>(std::begin(k_routes), std::end(k_routes)), CLI::ignore_case));
   app.add_flag("--force", options.force, "copy even where DEST already holds the same content");
   app.add_flag("--quiet", options.quiet, "no progress lines; the summary and errors still print");
 }

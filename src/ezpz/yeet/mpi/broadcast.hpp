@@ -23,7 +23,7 @@ inline constexpr std::uint64_t k_piece_bytes = 256u << 10;
 struct StreamPlan {
   std::uint64_t total_bytes = 0;
   std::uint64_t chunk_bytes = 4u << 20;
-  int depth = 4;             // chunks in flight at once
+  int depth = 4;  // chunks in flight at once
   Route route = Route::chain;
   bool share_cores = false;  // ranks outnumber this node's cores (mpi/poll.hpp)
 };

@@ -14,8 +14,8 @@ inline constexpr std::chrono::seconds k_finalize_deadline{5};
 // has its copy committed and knows the exit code all ranks agreed on, so nothing is lost; but a rank can
 // wait in MPI_Finalize forever: UCX 1.13's TCP transport (MPICH's ch4:ucx over Ethernet) stops
 // progressing an interface before its last endpoint is flushed (openucx/ucx#8738), seen here with
-// MPICH 4.0.2 from 3 nodes on (tests/scale). The launcher sees exit `code`, unless ranks that left
-// at different moments make Hydra's mpiexec fail its last PMI exchange (exit 255; docs/yeet.md).
+// MPICH 4.0.2 in 13 of 45 runs on 2-16 simulated nodes (bench/README.md, "scale"). The launcher sees exit `code`,
+// unless ranks that left at different moments make Hydra's mpiexec fail its last PMI exchange (exit 255; docs/yeet.md).
 int finalize_within(std::chrono::milliseconds deadline, int rank, int code);
 
 }  // namespace ezpz::core::yeet

@@ -264,8 +264,10 @@ class Run {
     hooks.arrived = [&](std::uint64_t index, char* bytes, std::size_t size) {
       if (m_report.rank == fault.rank && index == fault.chunk && size > 0) bytes[size / 2] ^= 0x5a;
     };
-    broadcast_stream(
-        data, StreamPlan{manifest.total_bytes, m_options.chunk_bytes, m_options.pipeline_depth, m_options.route, m_share_cores}, hooks);
+    broadcast_stream(data,
+                     StreamPlan{manifest.total_bytes, m_options.chunk_bytes, m_options.pipeline_depth, m_options.route,
+                                m_share_cores},
+                     hooks);
     progress.finish();
 
     std::string trailer = broadcast_bytes(data, reader ? encode_trailer(*reader) : std::string(), m_share_cores);
