@@ -93,24 +93,17 @@ def main():
           f"{args.tar_bytes / rate:.2f} s (tarball). Medians of {reps} runs (min-max in brackets).\n")
     with open(args.tree) as f:
         print(f.read())
-    print("| nodes | " + " | ".join(f"{KINDS[k][0]} (s) | x S/R" for k in KINDS) + " |")
-    print("|---:|" + "---:|---:|" * len(KINDS))
-    for n in sizes:
-        parts = []
-        for kind in KINDS:
-            c = cell.get((kind, n))
-            parts.append(f"{c['t']:.2f} [{c['lo']:.2f}-{c['hi']:.2f}] | {c['ratio']:.2f}" if c else "- | -")
-        print(f"| {n} | " + " | ".join(parts) + " |")
+    def per_kind_table(columns, values):
+        """A row per node count, two columns per contender: `columns` names them, `values` fills them."""
+        print("| nodes | " + " | ".join(f"{KINDS[k][0]}{columns}" for k in KINDS) + " |")
+        print("|---:|" + "---:|---:|" * len(KINDS))
+        for n in sizes:
+            print(f"| {n} | " + " | ".join(values(cell[k, n]) if (k, n) in cell else "- | -" for k in KINDS) + " |")
+
+    per_kind_table(" (s) | x S/R", lambda c: f"{c['t']:.2f} [{c['lo']:.2f}-{c['hi']:.2f}] | {c['ratio']:.2f}")
     print("\nBytes on the links, as multiples of S: what the busiest link sent, and what each receiving node "
           "took in (mean):\n")
-    print("| nodes | " + " | ".join(f"{KINDS[k][0]}: busiest sent | each received" for k in KINDS) + " |")
-    print("|---:|" + "---:|---:|" * len(KINDS))
-    for n in sizes:
-        parts = []
-        for kind in KINDS:
-            c = cell.get((kind, n))
-            parts.append(f"{c['sent']:.2f} | {c['got']:.2f}" if c else "- | -")
-        print(f"| {n} | " + " | ".join(parts) + " |")
+    per_kind_table(": busiest sent | each received", lambda c: f"{c['sent']:.2f} | {c['got']:.2f}")
     starts = {}
     with open(args.startup) as f:
         for line in f:

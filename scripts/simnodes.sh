@@ -43,8 +43,8 @@ check_name() {
 
 # The hosts of NAME, in address order, from its hosts file (written by `up`).
 hosts_of() {
-  local file
-  file=$(ls /etc/netns/"$1"-n0/hosts 2>/dev/null) || die "no simulated nodes named '$1' (simnodes.sh up)"
+  local file=/etc/netns/$1-n0/hosts
+  [[ -f $file ]] || die "no simulated nodes named '$1' (simnodes.sh up)"
   awk 'NR > 1 {print $2}' "$file"
 }
 
@@ -65,6 +65,7 @@ up() {
   local hosts=() i
   for ((i = 0; i < nodes; i++)); do hosts+=("n$i"); done
   [[ -n $storage ]] && hosts+=(store)
+  mkdir -p "$state/$name"
   ip link add "${name}br" type bridge
   ip link set "${name}br" up
   local hosts_file
@@ -74,7 +75,6 @@ up() {
   for i in "${!hosts[@]}"; do
     local host=${hosts[$i]} ns="$name-${hosts[$i]}" veth="${name}v$i"
     ip netns add "$ns"
-    mkdir -p "$state/$name"
     cat /proc/sys/kernel/random/uuid >"$state/$name/$host.boot_id"
     mkdir -p "/etc/netns/$ns"
     cp "$hosts_file" "/etc/netns/$ns/hosts"  # every host finds every other, and itself, by name
@@ -139,7 +139,7 @@ mpiexec() {
 bytes() {
   local name=$1 host=$2
   check_name "$name"
-  echo "$(ip netns exec "$name-$host" cat /sys/class/net/eth0/statistics/rx_bytes) $(ip netns exec "$name-$host" cat /sys/class/net/eth0/statistics/tx_bytes)"
+  ip netns exec "$name-$host" cat /sys/class/net/eth0/statistics/{rx,tx}_bytes | paste -sd' '
 }
 
 ssh_stand_in() {
