@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <string_view>
 #include <system_error>
@@ -29,12 +30,26 @@ struct Command {
 };
 
 const Command k_commands[] = {
-    {"init", add_init_command},         {"doctor", add_doctor_command},     {"render", add_render_command},
-    {"resolve", add_resolve_command},   {"validate", add_validate_command}, {"systems", add_systems_command},
-    {"schema", add_schema_command},     {"submit", add_submit_command},     {"status", add_status_command},
-    {"cancel", add_cancel_command},     {"logs", add_logs_command},         {"exec", add_exec_command},
-    {"launch", add_launch_command},     {"kill", add_kill_command},         {"test", add_test_command},
-    {"hostlist", add_hostlist_command}, {"yeet", add_yeet_command},         {"probe", add_probe_command},
+    {"init", add_init_command},
+    {"doctor", add_doctor_command},
+    {"render", add_render_command},
+    {"resolve", add_resolve_command},
+    {"validate", add_validate_command},
+    {"systems", add_systems_command},
+    {"schema", add_schema_command},
+    {"submit", add_submit_command},
+    {"status", add_status_command},
+    {"cancel", add_cancel_command},
+    {"logs", add_logs_command},
+    {"exec", add_exec_command},
+    {"launch", add_launch_command},
+    {"kill", add_kill_command},
+    {"test", add_test_command},
+    {"hostlist", add_hostlist_command},
+    {"yeet", add_yeet_command},
+    {"probe", add_probe_command},
+    {"completion", add_completion_command},
+    {"man", add_man_command},
 };
 
 const Command* find_command(std::string_view name) {
@@ -56,7 +71,28 @@ std::vector<std::string>& separated_program() {
 
 int run_command(int argc, char** argv);
 
+// The top-level app, before any command is added.
+std::unique_ptr<CLI::App> make_root_app() {
+  auto app = std::make_unique<CLI::App>(
+      "ezpz: portable distributed PyTorch jobs on HPC systems.\n"
+      "Write a job spec once; render, submit and launch it on any system with a profile.",
+      "ezpz");
+  app->set_version_flag("--version", std::string("ezpz ") + k_version);
+  app->require_subcommand(1);
+  app->footer(
+      "Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage, 3 the operating\n"
+      "system refused (a file, a process, memory), 70 a bug in ezpz.\n"
+      "Docs: docs/spec-reference.md, docs/adding-a-system.md, docs/runtime-env.md");
+  return app;
+}
+
 }  // namespace
+
+std::unique_ptr<CLI::App> make_full_app(CommandAction& action) {
+  std::unique_ptr<CLI::App> app = make_root_app();
+  for (const auto& command : k_commands) command.add(*app, action);
+  return app;
+}
 
 const std::vector<std::string>& program_after_separator() {
   return separated_program();
@@ -103,22 +139,10 @@ int run_command(int argc, char** argv) {
               << " (see 'ezpz --help')\n";
     return k_exit_usage;
   }
-  CLI::App app{
-      "ezpz: portable distributed PyTorch jobs on HPC systems.\n"
-      "Write a job spec once; render, submit and launch it on any system with a profile.",
-      "ezpz"};
-  app.set_version_flag("--version", std::string("ezpz ") + k_version);
-  app.require_subcommand(1);
-  app.footer(
-      "Exit codes: 0 ok, 1 a problem with the spec, profile or a command, 2 bad usage, 3 the operating\n"
-      "system refused (a file, a process, memory), 70 a bug in ezpz.\n"
-      "Docs: docs/spec-reference.md, docs/adding-a-system.md, docs/runtime-env.md");
   CommandAction action;
-  if (chosen != nullptr) {
-    chosen->add(app, action);
-  } else {
-    for (const auto& command : k_commands) command.add(app, action);
-  }
+  std::unique_ptr<CLI::App> root = chosen != nullptr ? make_root_app() : make_full_app(action);
+  CLI::App& app = *root;
+  if (chosen != nullptr) chosen->add(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

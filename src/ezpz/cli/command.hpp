@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,12 @@ void add_hostlist_command(CLI::App& app, CommandAction& action);
 void add_yeet_command(CLI::App& app, CommandAction& action);
 void add_init_command(CLI::App& app, CommandAction& action);
 void add_doctor_command(CLI::App& app, CommandAction& action);
+void add_completion_command(CLI::App& app, CommandAction& action);
+void add_man_command(CLI::App& app, CommandAction& action);
+
+// The whole command line as `ezpz --help` sees it: the top-level app with every command added (cli.cpp).
+// `ezpz completion` and `ezpz man` are generated from it, so they follow the parser. Parsing with it
+// stores the chosen command's action in `action`, which must outlive the app.
+std::unique_ptr<CLI::App> make_full_app(CommandAction& action);
 
 }  // namespace ezpz::core

@@ -1,4 +1,5 @@
-// Exit codes of the ezpz command, in one place (documented in README.md and docs/jobs.md).
+// Exit codes of the ezpz command, in one place (documented in README.md and docs/jobs.md, and in the man
+// pages' EXIT STATUS through the tables at the end).
 #pragma once
 
 namespace ezpz::core {
@@ -24,6 +25,36 @@ enum JobExitCode : int {
 // What `ezpz launch` returns when it ended the launch itself (otherwise: the failing rank's code).
 enum LaunchExitCode : int {
   k_exit_idle_timeout = 124,  // --timeout: no rank wrote a byte for that long (as timeout(1) exits 124)
+};
+
+// What each code means, for `ezpz man`'s EXIT STATUS sections: every command, then the codes of
+// `ezpz submit --wait` and of `ezpz launch` (and the commands that exit with their program's status).
+struct ExitCodeMeaning {
+  int code;
+  const char* meaning;
+};
+
+inline constexpr ExitCodeMeaning k_exit_code_meanings[] = {
+    {k_exit_ok, "success"},
+    {k_exit_user_error,
+     "a problem with the spec, a profile or a command (the message says which, with file:line:col, the source "
+     "line and a hint)"},
+    {k_exit_usage, "bad command-line usage"},
+    {k_exit_system_error,
+     "the operating system refused: a file or directory that cannot be read or written, a process, memory"},
+    {k_exit_internal_error, "a bug in ezpz (an unforeseen exception: please report it)"},
+};
+
+inline constexpr ExitCodeMeaning k_job_exit_code_meanings[] = {
+    {k_exit_job_unknown, "ezpz cannot tell how the job ended (the scheduler kept no history)"},
+    {k_exit_job_not_run, "the job never ran: its dependency failed, or the scheduler dropped it"},
+    {k_exit_job_timeout, "the scheduler ended the job at its walltime"},
+    {k_exit_job_out_of_memory, "the scheduler ended the job over its memory limit"},
+    {k_exit_job_cancelled, "the job was cancelled (qdel/scancel, by a user or an operator)"},
+};
+
+inline constexpr ExitCodeMeaning k_launch_exit_code_meanings[] = {
+    {k_exit_idle_timeout, "--timeout: no rank wrote a byte for that long, and the launch was ended"},
 };
 
 }  // namespace ezpz::core
