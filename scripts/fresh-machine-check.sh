@@ -31,10 +31,11 @@ running ends with it). Everything is unmounted on exit, also on failure or ^C.
   --workdir DIR  chroots and logs go to DIR/<UTC time>/ (default /var/tmp/ezpz-fresh-machine-check)
 
 Needs root, about 8 GB of disk, network access to the Debian archive, and 30-60 minutes (the test suite
-builds LibTorch parts and OpenPBS). The mirror is the host's own `bookworm` entry in /etc/apt/sources.list
-or sources.list.d (plus its bookworm-updates and bookworm-security entries). debootstrap is installed
-with apt-get when missing. Package installs do not start services in the chroot (policy-rc.d), as in a
-container. The base system is cached as a tarball in /var/cache/ezpz and reused (--refresh to rebuild).
+builds LibTorch parts and OpenPBS). The base system is made by scripts/debian-root.sh: the mirror is the
+host's own `bookworm` entry in /etc/apt/sources.list or sources.list.d (plus its bookworm-updates and
+bookworm-security entries); package installs do not start services in the chroot (policy-rc.d), as in a
+container; it is cached as a tarball in /var/cache/ezpz and reused (--refresh to rebuild). debootstrap is
+installed with apt-get when missing.
 
 Do not run it while another test run is active on this machine: the chroot shares the host's network,
 and the test suite starts a Slurm cluster (ports from 16817) and an OpenPBS server on fixed ports. The
@@ -96,49 +97,6 @@ for name in "${commands[@]}"; do
   [[ $name == test ]] && check_idle
 done
 
-# --- the host's Debian mirror ------------------------------------------------------------------------
-
-# Prints "URI SUITE COMPONENT..." for each enabled `deb` entry of the host's apt sources (one-line
-# .list files and deb822 .sources files).
-host_sources() {
-  local file
-  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -r $file ]] || continue
-    sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$file" | awk '$1 == "deb" && NF >= 4 { $1 = ""; print substr($0, 2) }'
-  done
-  for file in /etc/apt/sources.list.d/*.sources; do
-    [[ -r $file ]] || continue
-    awk '
-      function flush(   i, j, u, s) {
-        if (types ~ /(^| )deb( |$)/ && enabled != "no")
-          for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) print uris[i], suites[j], comps
-        types = ""; enabled = ""; comps = ""; nu = 0; ns = 0
-      }
-      /^[ \t]*#/ { next }
-      /^[ \t]*$/ { flush(); next }
-      {
-        key = tolower($1); sub(/:$/, "", key); $1 = ""; value = substr($0, 2)
-        if (key == "types") types = value
-        else if (key == "enabled") enabled = tolower(value)
-        else if (key == "components") comps = value
-        else if (key == "uris") nu = split(value, uris, " ")
-        else if (key == "suites") ns = split(value, suites, " ")
-      }
-      END { flush() }' "$file"
-  done
-}
-
-# The URI of the host's entry for SUITE with the main component (empty if none).
-uri_for() {  # uri_for SUITE
-  host_sources | awk -v suite="$1" '$2 == suite { for (i = 3; i <= NF; i++) if ($i == "main") { print $1; exit } }'
-}
-
-mirror=$(uri_for "$suite")
-[[ -n $mirror ]] || die "no '$suite ... main' entry in /etc/apt/sources.list or sources.list.d: cannot pick a mirror"
-mirror=${mirror%/}
-updates=$(uri_for "$suite-updates")
-security=$(uri_for "$suite-security")
-
 # --- the cached base system ----------------------------------------------------------------------------
 
 if ! command -v debootstrap >/dev/null; then
@@ -150,8 +108,6 @@ fi
 run_dir=$workdir/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$run_dir" "$cache_dir"
 summary=$run_dir/summary.txt
-mirror_key=$(printf '%s' "$mirror" | sha256sum | cut -c1-12)
-base_tarball=$cache_dir/debian-$suite-minbase-$mirror_key.tar.gz
 
 chroot_dir=
 mounts=()
@@ -197,23 +153,6 @@ trap on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-make_base_tarball() {
-  local tmp=$run_dir/base
-  log "debootstrap --variant=minbase $suite from $mirror (cached afterwards in $base_tarball)"
-  local include=()
-  # A minbase apt has no CA certificates; an https mirror needs them (a plain http mirror does not).
-  [[ $mirror == https:* ]] && include=(--include=ca-certificates)
-  debootstrap --variant=minbase "${include[@]}" "$suite" "$tmp" "$mirror" >"$run_dir/debootstrap.log" 2>&1 ||
-    { tail -n 20 "$run_dir/debootstrap.log" >&2; rm -rf --one-file-system "$tmp"; die "debootstrap failed"; }
-  rm -f "$tmp"/var/cache/apt/archives/*.deb
-  tar -C "$tmp" --numeric-owner -czf "$base_tarball.tmp" .
-  mv "$base_tarball.tmp" "$base_tarball"
-  rm -rf --one-file-system "$tmp"
-}
-if ((refresh)) || [[ ! -s $base_tarball ]]; then
-  make_base_tarball
-fi
-
 # --- one command in its own fresh chroot -----------------------------------------------------------------
 
 mount_in() {  # mount_in TARGET MOUNT-ARGS...
@@ -226,19 +165,16 @@ mount_in() {  # mount_in TARGET MOUNT-ARGS...
 
 prepare_chroot() {  # prepare_chroot DIR
   local dir=$1 checkout
-  mkdir -p "$dir"
+  # The base system with the host's mirror, apt sources, policy-rc.d, hosts and resolv.conf; --refresh
+  # rebuilds its cached tarball once.
+  EZPZ_CACHE_DIR=$cache_dir EZPZ_DEBIAN_ROOT_REFRESH=$refresh "$root/scripts/debian-root.sh" "$suite" "$dir" ||
+    die "scripts/debian-root.sh $suite could not make the base system"
+  refresh=0
   chroot_dir=$(cd "$dir" && pwd -P)
-  tar -C "$chroot_dir" --numeric-owner -xpzf "$base_tarball"
-
-  {
-    echo "deb $mirror $suite main"
-    [[ -n $updates ]] && echo "deb ${updates%/} $suite-updates main"
-    [[ -n $security ]] && echo "deb ${security%/} $suite-security main"
-  } >"$chroot_dir/etc/apt/sources.list"
-  cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
-  cp /etc/hosts "$chroot_dir/etc/hosts"
-  printf '#!/bin/sh\nexit 101\n' >"$chroot_dir/usr/sbin/policy-rc.d"
-  chmod 755 "$chroot_dir/usr/sbin/policy-rc.d"
+  if [[ -z ${mirror:-} ]]; then
+    mirror=$(awk '$1 == "deb" { print $2; exit }' "$chroot_dir/etc/apt/sources.list")
+    echo "mirror: $mirror" >>"$summary"
+  fi
 
   checkout=$chroot_dir/root/$(basename "$root")
   mkdir -p "$checkout"
@@ -278,7 +214,7 @@ if [[ -n $commit ]]; then
 else
   source_description="working tree at $(git -C "$root" rev-parse --short HEAD) with its uncommitted changes"
 fi
-echo "source: $source_description; mirror: $mirror" >>"$summary"
+echo "source: $source_description" >>"$summary"
 log "source: $source_description"
 
 overall=0
