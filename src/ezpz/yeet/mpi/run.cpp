@@ -295,6 +295,18 @@ class Run {
   NodeReport m_report;
 };
 
+// The release helper is built with MPICH (the ABI of Cray MPICH and Intel MPI); sites with Open MPI build
+// their own (cmake/yeet-helper).
+#ifdef OPEN_MPI
+constexpr const char* k_launcher_hint =
+    "\n  hint: ezpz-yeet-mpi is built with Open MPI: start it with Open MPI's mpiexec or `srun --mpi=pmix`,"
+    " one rank per node\n";
+#else
+constexpr const char* k_launcher_hint =
+    "\n  hint: ezpz-yeet-mpi is built with MPICH: start it with MPICH's mpiexec, `srun --mpi=pmi2`"
+    " (or MpiDefault=pmi2), Cray PALS or another PMI-compatible launcher, one rank per node\n";
+#endif
+
 // A process started by a launcher MPICH cannot talk to (Open MPI's mpiexec, srun without PMI, ezpz
 // launch --system local) comes up as a lone MPI process while its launcher says there are more.
 std::string lone_process_problem(const EnvLookup& env) {
@@ -316,9 +328,7 @@ int run_yeet(const Options& options) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (ranks == 1) {
     if (std::string problem = lone_process_problem(process_env()); !problem.empty()) {
-      std::cerr << "ezpz yeet: error: " << problem
-                << "\n  hint: ezpz-yeet-mpi is built with MPICH: start it with MPICH's mpiexec, `srun --mpi=pmi2`"
-                   " (or MpiDefault=pmi2), Cray PALS or another PMI-compatible launcher, one rank per node\n";
+      std::cerr << "ezpz yeet: error: " << problem << k_launcher_hint;
       return 1;
     }
   }
