@@ -3,7 +3,7 @@
 # with CMAKE_PREFIX_PATH (find_package(ezpz)) and with pkg-config, built and run; the installed public
 # headers include nothing but the standard library and each other; libezpz.so exports only namespace
 # ezpz; find_package(ezpz COMPONENTS torch) gives ezpz::torch; and Debian's python3 imports the
-# installed Python module without importing torch.
+# installed Python package without importing torch, and it runs the installed ezpz.
 #   install_test.sh BUILD_DIR SOURCE_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -71,9 +71,10 @@ CMAKE
   check "find_package(ezpz COMPONENTS torch) gives ezpz::torch ($(tail -n 3 "$workdir/torch.log"))" test "$code" -eq 0
 fi
 
-site=$(find "$prefix/lib" -type d -name dist-packages | head -n 1)
-check "the Python package is installed under dist-packages" test -f "$site/ezpz/__init__.py"
+site=$prefix/lib/python3/site-packages
+check "the Python package is installed under lib/python3/site-packages" test -f "$site/ezpz/__init__.py"
 answer=$(cd "$workdir" && PYTHONPATH=$site /usr/bin/python3 -c \
-  'import sys, ezpz; print(ezpz.__file__.startswith(sys.argv[1]), "torch" in sys.modules, len(ezpz.systems()))' "$site" 2>&1)
-check "Debian's python3 imports the installed module, without torch (got: $answer)" grep -qxE 'True False [0-9]+' <<<"$answer"
+  'import sys, ezpz; print(ezpz.__file__.startswith(sys.argv[1]), "torch" in sys.modules, len(ezpz.systems()), ezpz._api.executable())' "$site" 2>&1)
+check "Debian's python3 imports the installed module, without torch, and runs the installed ezpz (got: $answer)" \
+  grep -qxE "True False [0-9]+ $prefix/bin/ezpz" <<<"$answer"
 finish

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # Shared by the Python PyTorch tests (sourced after tests/e2e/lib.sh): Debian's /usr/bin/python3 with torch.
 
-# The interpreter the tests run (a `python3` on PATH may be a pyenv build without torch).
-python=/usr/bin/python3
+# The interpreter the tests run (a `python3` on PATH may be a pyenv build without torch), or
+# $EZPZ_TEST_PYTHON: a venv's python with the ezpz wheel installed (tests/release/venv_test.sh).
+python=${EZPZ_TEST_PYTHON:-/usr/bin/python3}
 # shellcheck disable=SC2034 # for the tests that source this
 ddp_check="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ddp_check.py"
 

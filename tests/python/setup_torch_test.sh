@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/python/ddp_check.py --setup ezpz: a DDP script that joins through ezpz.setup_torch() alone (the
-# ezpz Python module from this build, $EZPZ_PYTHONPATH), started by a launcher that knows nothing of
-# ezpz, or by ezpz launch: N ranks, each with its own rank and local rank, the all-reduce sum n(n+1)/2.
+# ezpz Python package from this build, $EZPZ_PYTHONPATH, or the one installed in $EZPZ_TEST_PYTHON's
+# venv), started by a launcher that knows nothing of ezpz, or by ezpz launch: N ranks, each with its own
+# rank and local rank, the all-reduce sum n(n+1)/2.
 #   setup_torch_test.sh EZPZ launch|mpiexec|openmpi|torchrun N
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -12,9 +13,11 @@ ezpz=$1
 mode=$2
 n=$3
 require_torch
-[[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/__init__.py ]] ||
-  cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package (configure with EZPZ_BUILD_PYTHON=ON)"
-export PYTHONPATH=$EZPZ_PYTHONPATH
+if [[ -z ${EZPZ_TEST_PYTHON:-} ]]; then
+  [[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/__init__.py ]] ||
+    cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package"
+  export PYTHONPATH=$EZPZ_PYTHONPATH
+fi
 # Nothing from an outer job or launcher may leak in: each launcher below sets its own variables.
 unset EZPZ_SYSTEM RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT TORCH_DEVICE TORCH_BACKEND
 sum=$((n * (n + 1) / 2))

@@ -9,7 +9,7 @@ source "$here/../e2e/lib.sh"
 source "$here/../slurm/lib.sh"
 cluster=$1
 [[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/__init__.py ]] ||
-  cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package (configure with EZPZ_BUILD_PYTHON=ON)"
+  cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package"
 /usr/bin/python3 -c 'import pytest' 2>/dev/null || cannot_run "/usr/bin/python3 cannot import pytest (Debian python3-pytest)"
 enter_cluster "$cluster"
 PYTHONPATH=$EZPZ_PYTHONPATH EZPZ_SLURM_TEST=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider -k real_slurm \

@@ -85,6 +85,6 @@ YAML
   check "setup_torch(): 4 ranks on 2 nodes, OK" \
     grep -qxE "ddp_check: 4 ranks on 2 node\(s\) \(n[0-9] n[0-9]\), backend gloo, all-reduce sum 10 \(expected 10\): OK" "$workdir/setup.txt"
 else
-  cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package (configure with EZPZ_BUILD_PYTHON=ON)"
+  cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package"
 fi
 finish

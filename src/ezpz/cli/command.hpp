@@ -35,6 +35,7 @@ void add_hostlist_command(CLI::App& app, CommandAction& action);
 void add_yeet_command(CLI::App& app, CommandAction& action);
 void add_init_command(CLI::App& app, CommandAction& action);
 void add_doctor_command(CLI::App& app, CommandAction& action);
+void add_api_command(CLI::App& app, CommandAction& action);
 void add_completion_command(CLI::App& app, CommandAction& action);
 void add_man_command(CLI::App& app, CommandAction& action);
 

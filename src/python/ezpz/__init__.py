@@ -1,6 +1,7 @@
 """ezpz: portable distributed PyTorch jobs on HPC systems.
 
-The job tools (the same pipeline as the ``ezpz`` command, through its C++ library)::
+The job tools (the same pipeline as the ``ezpz`` command, run by the ``ezpz`` executable installed with
+this package: ``ezpz api``)::
 
     import ezpz
     script = ezpz.render("job.yaml", system="polaris", set={"nodes": 4})
@@ -16,8 +17,8 @@ and the runtime for training scripts, with the names and meanings of the Python 
 
 import os as _os
 
-from . import _ezpz
-from ._ezpz import Diagnostic, Error
+from . import _api
+from ._api import Diagnostic, Error
 from .distributed import (
     cleanup,
     get_local_rank,
@@ -33,43 +34,36 @@ __all__ = [
     "setup_torch", "get_rank", "get_local_rank", "get_world_size", "get_torch_device", "get_torch_backend", "cleanup",
 ]
 
-__version__ = _ezpz.version()
-
 
 def version():
-    """The version of ezpz ("0.1.0")."""
-    return _ezpz.version()
+    """The version of ezpz ("0.1.0"): the version of the ezpz executable this package runs."""
+    return _api.call("version")
+
+
+def __getattr__(name):
+    # __version__ is asked of the executable on first use, so that `import ezpz` starts no process.
+    if name == "__version__":
+        return version()
+    raise AttributeError(f"module 'ezpz' has no attribute {name!r}")
 
 
 def _default_ezpz_bin():
-    """The ezpz executable a rendered script runs on the nodes: $EZPZ_BIN, else the one installed with
-    this package (<prefix>/bin/ezpz for <prefix>/lib/python3…/dist-packages/ezpz; <build>/ezpz in a build
-    tree), else the one on PATH, else plain "ezpz"."""
-    if _os.environ.get("EZPZ_BIN"):
-        return _os.environ["EZPZ_BIN"]
-    import pathlib
-    import shutil
-
-    here = pathlib.Path(__file__).resolve().parent
-    for candidate in (here.parents[1] / "ezpz", here.parents[3] / "bin" / "ezpz"):
-        if candidate.is_file() and _os.access(candidate, _os.X_OK):
-            return str(candidate)
-    return shutil.which("ezpz") or "ezpz"
+    """The ezpz executable a rendered script runs on the nodes: $EZPZ_BIN, else the one this package runs."""
+    return _os.environ.get("EZPZ_BIN") or _api.executable()
 
 
 def _spec(spec):
-    """A spec from a path (str or os.PathLike), YAML text (a str with a newline) or a dict."""
-    if isinstance(spec, _ezpz.Spec):
-        return spec
+    """A spec from a path (str or os.PathLike), YAML text (a str with a newline) or a dict, as the
+    request member ``spec`` of ``ezpz api``."""
     if isinstance(spec, dict):
-        return _ezpz.Spec.from_values(spec)
+        return {"values": spec}
     if isinstance(spec, _os.PathLike):
-        return _ezpz.Spec.from_file(_os.fspath(spec))
+        return {"path": _os.fspath(spec)}
     if isinstance(spec, str):
         looks_like_path = spec == "-" or spec.endswith((".yaml", ".yml")) or _os.path.exists(spec)
         if "\n" not in spec and (looks_like_path or ":" not in spec):
-            return _ezpz.Spec.from_file(spec)
-        return _ezpz.Spec.from_text(spec)
+            return {"path": spec}
+        return {"text": spec}
     raise TypeError(f"a spec is a path, YAML text or a dict, not {type(spec).__name__}")
 
 
@@ -95,12 +89,15 @@ def _overrides(system, set, env):
         assignments = [set]
     else:
         assignments = list(set)
-    return dict(system=system or "", set=assignments, env=dict(env or {}), process_env=env is None)
+    overrides = dict(system=system or "", set=assignments)
+    if env is not None:
+        overrides["env"] = {str(key): str(value) for key, value in env.items()}
+    return overrides
 
 
 def systems():
     """Every system ezpz knows: a list of dicts with name, description, scheduler and path."""
-    return _ezpz.systems()
+    return _api.call("systems")
 
 
 def render(spec, system=None, set=None, env=None, ezpz_bin=None):
@@ -112,16 +109,14 @@ def render(spec, system=None, set=None, env=None, ezpz_bin=None):
     runs on the nodes when EZPZ_BIN is not set there (default: $EZPZ_BIN, else the one installed with this
     package, else the one on PATH).
     """
-    return _ezpz.render(_spec(spec), ezpz_bin=ezpz_bin or _default_ezpz_bin(), **_overrides(system, set, env))
+    return _api.call("render", spec=_spec(spec), ezpz_bin=ezpz_bin or _default_ezpz_bin(),
+                     **_overrides(system, set, env))
 
 
 def resolve(spec, system=None, set=None, env=None, explain=False):
     """Every resolved value as a dict; with ``explain=True`` each is {"value": …, "kind": …, "origin": …}:
     kind is default, profile, spec, env, cli or derived, and origin says where ("spec job.yaml:4:8")."""
-    import json
-
-    text = _ezpz.resolve(_spec(spec), with_origins=explain, **_overrides(system, set, env))
-    return json.loads(text)
+    return _api.call("resolve", spec=_spec(spec), explain=bool(explain), **_overrides(system, set, env))
 
 
 def validate(spec, system=None, set=None, env=None):
@@ -129,7 +124,7 @@ def validate(spec, system=None, set=None, env=None):
 
     Raises ezpz.Error only when the spec cannot be read at all (a missing file, broken YAML).
     """
-    return _ezpz.validate(_spec(spec), **_overrides(system, set, env))
+    return [_api.Diagnostic(**item) for item in _api.call("validate", spec=_spec(spec), **_overrides(system, set, env))]
 
 
 def submit(spec, system=None, set=None, env=None, ezpz_bin=None, records_dir=None, submit_dir=None, hold=False,
@@ -138,15 +133,16 @@ def submit(spec, system=None, set=None, env=None, ezpz_bin=None, records_dir=Non
 
     ``run(argv, cwd) -> (exit_code, stdout, stderr)`` replaces the real qsub/sbatch when given.
     """
-    return _ezpz.submit(_spec(spec), ezpz_bin=ezpz_bin or _default_ezpz_bin(), records_dir=records_dir or "", submit_dir=submit_dir or "",
-                        hold=hold, run=run, **_overrides(system, set, env))
+    return _api.call("submit", run=run, spec=_spec(spec), ezpz_bin=ezpz_bin or _default_ezpz_bin(),
+                     records_dir=records_dir or "", submit_dir=submit_dir or "", hold=bool(hold),
+                     **_overrides(system, set, env))
 
 
 def status(job_id, records_dir=None, system=None, run=None):
     """The job's state: {"job_id", "state", "done", "exit_code", "scheduler_state", "detail"}."""
-    return _ezpz.status(str(job_id), records_dir=records_dir or "", system=system or "", run=run)
+    return _api.call("status", run=run, job_id=str(job_id), records_dir=records_dir or "", system=system or "")
 
 
 def cancel(job_id, records_dir=None, system=None, run=None):
     """Cancels the job (qdel, scancel); returns what the scheduler printed on stderr."""
-    return _ezpz.cancel(str(job_id), records_dir=records_dir or "", system=system or "", run=run)
+    return _api.call("cancel", run=run, job_id=str(job_id), records_dir=records_dir or "", system=system or "")

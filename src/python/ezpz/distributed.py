@@ -8,7 +8,7 @@ and cleanup().
 
 import os as _os
 
-from . import _ezpz
+from . import _api
 
 _SETUP = None
 
@@ -17,7 +17,7 @@ def _setup():
     """This rank's setup, discovered once (the environment of a rank does not change under it)."""
     global _SETUP
     if _SETUP is None:
-        _SETUP = _ezpz.rank_setup(dict(_os.environ))
+        _SETUP = _api.call("rank_setup", env=dict(_os.environ))
     return _SETUP
 
 
