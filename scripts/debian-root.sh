@@ -190,6 +190,7 @@ run() {  # run DIR [options] -- COMMAND...
   (($# >= 1)) || usage_error "run: no DIR"
   local dir=$1 user='' cwd='' spec
   shift
+  ((EUID == 0)) || die "run must be started as root (chroot, mount); --user NAME runs the command as NAME"
   [[ -d $dir && -x $dir/bin/sh && -f $dir/etc/passwd ]] || die "'$dir' is not a root made by this script"
   dir=$(cd "$dir" && pwd -P)
   spec=$(mktemp "${TMPDIR:-/tmp}/debian-root-run.XXXXXX")
