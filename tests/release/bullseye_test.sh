@@ -27,7 +27,7 @@ if ! "$source_dir/scripts/debian-root.sh" bullseye "$root" python3 python3-venv 
 fi
 glibc=$("$source_dir/scripts/debian-root.sh" run "$root" -- ldd --version 2>&1 | head -n 1)
 check "the root's glibc is 2.31 (got: $glibc)" grep -qE ' 2\.31$' <<<"$glibc"
-for compiler in gcc cc g++ c++ mpicc; do
+for compiler in gcc cc g++ c++; do  # mpich brings the mpicc script, but no compiler for it to run
   check "the root has no compiler: $compiler" test ! -e "$root/usr/bin/$compiler"
 done
 

@@ -59,8 +59,9 @@ printf 'hello\n' >src/sub/small.txt
 printf '#!/bin/sh\necho hi\n' >src/sub/deeper/run.sh
 chmod 755 src/sub/deeper/run.sh
 ln -s small.txt src/sub/link
-fingerprint() {  # every path, kind, mode and content of a tree
-  (cd "$1" && find . -printf '%p %y %m %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+fingerprint() {  # every path, kind, mode and content of a tree (not yeet's own record in a copy)
+  (cd "$1" && find . -path ./.ezpz-yeet -prune -o -printf '%p %y %m %l\n' | sort &&
+    find . -path ./.ezpz-yeet -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
 }
 yeet_check() {  # yeet_check NAME EZPZ
   local name=$1 ezpz=$2 rank
@@ -72,6 +73,17 @@ yeet_check() {  # yeet_check NAME EZPZ
       cmp -s <(fingerprint "$HOME/src") <(fingerprint "$HOME/dest-$name-$rank")
   done
 }
+# Debian's MPICH names its library libmpich.so.12; the MPICH ABI's name, which the helper asks for (as
+# Cray's lib-abi-mpich and Intel MPI provide it), is a link away. ezpz doctor says so first.
+v/bin/ezpz doctor --system local >doctor-before.txt 2>&1
+check "ezpz doctor: the yeet helper cannot find libmpi.so.12, and what to do ($(grep -A1 yeet doctor-before.txt | tr '\n' '|'))" \
+  grep -q "libmpi.so.12 => not found" doctor-before.txt
+mkdir -p mpi-abi
+ln -s /usr/lib/x86_64-linux-gnu/libmpich.so.12 mpi-abi/libmpi.so.12
+export LD_LIBRARY_PATH=$HOME/mpi-abi
+v/bin/ezpz doctor --system local >doctor-after.txt 2>&1
+check "ezpz doctor: the yeet helper loads once libmpi.so.12 is found ($(grep yeet doctor-after.txt))" \
+  grep -qE "yeet.*loads here and links mpich" doctor-after.txt
 yeet_check wheel v/bin/ezpz
 
 mkdir -p opt

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The release ezpz-yeet-mpi (scripts/build-yeet-helper.sh) on a glibc 2.31 machine with only MPICH: in a
-# fresh Debian 11 root (scripts/debian-root.sh, cached) with `mpich` and nothing else, as an
+# fresh Debian 11 root (scripts/debian-root.sh, cached; the root of release.bullseye: `mpich`, python3, no compiler), as an
 # unprivileged user, `mpiexec -n 2 ezpz yeet` (the static ezpz, the helper beside it) copies a tree byte
 # for byte, a second run is a cache hit, tarballs (gzip, xz, zstd, bzip2) unpack through the static
 # libarchive, and a corrupted chunk fails the run.
 #
 #   yeet_helper_bullseye_test.sh SOURCE_DIR EZPZ
 #
-# EZPZ_YEET_HELPER=FILE tests that helper instead of building one. Needs root (chroot, namespaces).
+# EZPZ_YEET_HELPER=FILE tests that helper instead of building one; a release tarball (ctest gives the one
+# release.artifacts made) stands for its bin/ezpz-yeet-mpi. Needs root (chroot, namespaces).
 set -uo pipefail
 
 # --- inside the root, as the unprivileged user ---------------------------------------------------------
@@ -89,14 +90,19 @@ fi
 
 start=$SECONDS
 helper=${EZPZ_YEET_HELPER:-}
-if [[ -z $helper ]]; then
+if [[ $helper == *.tar.gz ]]; then
+  mkdir -p "$workdir/release"
+  tar -C "$workdir/release" --wildcards -xzf "$helper" '*/bin/ezpz-yeet-mpi' ||
+    { echo "FAIL: no bin/ezpz-yeet-mpi in $helper" >&2; exit 1; }
+  helper=$(find "$workdir/release" -name ezpz-yeet-mpi -type f)
+elif [[ -z $helper ]]; then
   "$source_dir/scripts/build-yeet-helper.sh" "$workdir/helper" || { echo "FAIL: scripts/build-yeet-helper.sh failed" >&2; exit 1; }
   helper=$workdir/helper/ezpz-yeet-mpi
 fi
 echo "helper ready after $((SECONDS - start))s"
 
 root=$workdir/root
-"$source_dir/scripts/debian-root.sh" bullseye "$root" mpich ||
+"$source_dir/scripts/debian-root.sh" bullseye "$root" python3 python3-venv mpich ||
   { echo "FAIL: scripts/debian-root.sh bullseye could not make the root" >&2; exit 1; }
 glibc=$("$source_dir/scripts/debian-root.sh" run "$root" -- ldd --version | head -n 1)
 check "the root has glibc 2.31 ($glibc)" grep -q ' 2\.31$' <<<"$glibc"

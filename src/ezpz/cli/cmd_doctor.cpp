@@ -6,6 +6,7 @@
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_options.hpp"
+#include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/doctor/doctor.hpp"
 #include "ezpz/profile/detect.hpp"
 #include "ezpz/runtime/allocation.hpp"
@@ -117,6 +118,11 @@ int run_doctor_command(const DoctorCommandOptions& options) {
   inputs.runner = &runner;
   inputs.binaries = options.binaries;
   inputs.python = options.python;
+  try {
+    inputs.yeet_helper = companion_program(installation, "ezpz-yeet-mpi", "EZPZ_YEET_MPI", "");
+  } catch (const UserError&) {
+    // none installed: the yeet check says so
+  }
   if (!options.job.spec_path.empty()) inputs.job = options.job.resolve_job(installation.catalog);
   choose_system(options, installation.catalog, inputs);
   if (options.node_checks) {

@@ -34,6 +34,7 @@ std::vector<Finding> check_scheduler(const DoctorInputs& inputs);
 std::vector<Finding> check_allocation(const DoctorInputs& inputs);
 std::vector<Finding> check_launcher(const DoctorInputs& inputs);
 std::vector<Finding> check_mpi_library(const DoctorInputs& inputs);
+std::vector<Finding> check_yeet_helper(const DoctorInputs& inputs);
 std::vector<Finding> check_devices(const DoctorInputs& inputs);
 std::vector<Finding> check_node_local(const DoctorInputs& inputs);
 std::vector<Finding> check_modules(const DoctorInputs& inputs);

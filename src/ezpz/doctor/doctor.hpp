@@ -28,6 +28,7 @@ struct DoctorInputs {
   std::optional<ResolvedJob> job;     // when a spec was given: its keys are checked too
   std::vector<std::string> binaries;  // programs whose MPI library is checked (--binary)
   std::string python = "python3";     // the Python whose MPI library (mpi4py) is checked (--python)
+  std::string yeet_helper;            // the ezpz-yeet-mpi `ezpz yeet` would run; "" when none is installed
 };
 
 // One check: its name, whether it is about the node (run on each node by --all-nodes) and its code.

@@ -81,6 +81,23 @@ std::string mpi_library_of(const DoctorInputs& inputs, const std::string& progra
   return {};
 }
 
+// What to do when the yeet helper's MPI is not the one this system launches, by the system's family
+// (docs/install.md, "The yeet helper and your MPI").
+std::string yeet_helper_remedy(const LauncherFamily* launcher) {
+  const std::string docs = " (docs/install.md#the-yeet-helper-and-your-mpi)";
+  if (launcher != nullptr && launcher->name == std::string("openmpi")) {
+    return "this system's MPI is Open MPI: build the helper on this node from a checkout of ezpz: cmake -S "
+           "ezpz/cmake/yeet-helper -B build-yeet -DCMAKE_C_COMPILER=mpicc -DCMAKE_CXX_COMPILER=mpicxx "
+           "-DEZPZ_YEET_HELPER_FETCH=ON && cmake --build build-yeet, then export "
+           "EZPZ_YEET_MPI=$PWD/build-yeet/ezpz-yeet-mpi" +
+           docs;
+  }
+  return "load the MPI module that provides the MPICH ABI's libmpi.so.12 (Cray: module load cray-mpich-abi, or put "
+         "$CRAY_MPICH_DIR/lib-abi-mpich on LD_LIBRARY_PATH; Debian's MPICH: a link libmpi.so.12 -> libmpich.so.12 in "
+         "a directory on LD_LIBRARY_PATH)" +
+         docs;
+}
+
 }  // namespace
 
 std::vector<Finding> check_launcher(const DoctorInputs& inputs) {
@@ -166,6 +183,44 @@ std::vector<Finding> check_mpi_library(const DoctorInputs& inputs) {
     }
   }
   return found;
+}
+
+// `ezpz yeet` (and a spec's stage:) runs ezpz-yeet-mpi under the system's launcher: it must load here
+// (its MPI library found, glibc new enough) and link an MPI that launcher starts.
+std::vector<Finding> check_yeet_helper(const DoctorInputs& inputs) {
+  const char* name = "yeet";
+  const SystemProfile* profile = checked_profile(inputs);
+  if (profile == nullptr) return {};
+  if (inputs.yeet_helper.empty()) {
+    return {warn_finding(name, "ezpz-yeet-mpi is not installed next to ezpz: ezpz yeet and a spec's stage: cannot run",
+                         "install the wheel or the tarball (they carry it), or point EZPZ_YEET_MPI at one "
+                         "(docs/install.md#the-yeet-helper-and-your-mpi)")};
+  }
+  const LauncherFamily* launcher = family_named(profile->launcher.family);
+  ProcessResult result = inputs.runner->run({"ldd", inputs.yeet_helper});
+  std::string answer = result.out + result.err;
+  if (answer.find("GLIBC_") != std::string::npos && answer.find("not found") != std::string::npos) {
+    return {error_finding(name, inputs.yeet_helper + " needs a newer glibc than this node's: " + first_line(result),
+                          "use the release helper (it needs glibc 2.30), or build it here" +
+                              std::string(" (docs/install.md#the-yeet-helper-and-your-mpi)"))};
+  }
+  std::string line;
+  std::string problem;
+  std::string library = mpi_library_of(inputs, inputs.yeet_helper, &line, &problem);
+  if (!problem.empty()) return {error_finding(name, problem, yeet_helper_remedy(launcher))};
+  if (library.empty()) {
+    return {error_finding(name, inputs.yeet_helper + " links no MPI library: it is not an ezpz-yeet-mpi",
+                          "point EZPZ_YEET_MPI at the helper, or reinstall ezpz")};
+  }
+  if (launcher != nullptr && profile->launcher.kind != LauncherKind::local &&
+      std::none_of(launcher->libraries.begin(), launcher->libraries.end(),
+                   [&](const char* known) { return library == known; })) {
+    return {error_finding(name,
+                          inputs.yeet_helper + " links " + library + " (" + line + "), which " + launcher->display +
+                              " cannot start: every copy would think it is alone",
+                          yeet_helper_remedy(launcher))};
+  }
+  return {ok_finding(name, inputs.yeet_helper + " loads here and links " + library + " (" + line + ")")};
 }
 
 }  // namespace ezpz::core

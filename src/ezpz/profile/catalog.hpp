@@ -51,6 +51,8 @@ class Catalog {
 
     YamlNode parse() const;
   };
+  // A file of the search path (`folder` is "systems/" or "schedulers/", as compiled-in paths begin).
+  static ProfileFile search_path_file(const std::string& path, const std::string& folder);
 
   std::map<std::string, std::vector<ProfileFile>> m_system_files;
   std::map<std::string, ProfileFile> m_scheduler_files;  // the first file of each name

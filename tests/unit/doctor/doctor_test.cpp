@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../submit/fake_runner.hpp"
 #include "../test_support.hpp"
 #include "ezpz/doctor/checks.hpp"
 
@@ -175,6 +176,53 @@ TEST(Doctor, NodeLocalCountsOnlyTheStagesUnderIt) {
   };
   EXPECT_NE(finding_for("/tmp/env").find("enough for stage:"), std::string::npos) << finding_for("/tmp/env");
   EXPECT_EQ(finding_for("/tmp2/env").find("stage:"), std::string::npos) << finding_for("/tmp2/env");
+}
+
+// The yeet check, from what `ldd ezpz-yeet-mpi` answers on each kind of system: which case applies and
+// what to run (docs/install.md, "The yeet helper and your MPI").
+TEST(Doctor, TheYeetHelperLoadsAndLinksAnMpiTheLauncherStarts) {
+  struct Case {
+    const char* system;
+    std::string ldd;  // the answer of ldd (exit 0)
+    CheckStatus status;
+    const char* said;  // in the finding, or in its remedy
+  };
+  const std::string found = "\tlibmpi.so.12 => /opt/cray/pe/mpich/lib-abi-mpich/libmpi.so.12 (0x7f00)\n";
+  const std::string missing = "\tlibmpi.so.12 => not found\n";
+  const std::string old_glibc = "./ezpz-yeet-mpi: /lib64/libc.so.6: version `GLIBC_2.30' not found\n";
+  const std::string open_mpi = "\tlibmpi.so.40 => /usr/lib/libmpi.so.40 (0x7f00)\n";
+  const Case cases[] = {
+      {"polaris", found, CheckStatus::ok, "links mpich"},
+      {"polaris", missing, CheckStatus::error, "module load cray-mpich-abi"},
+      {"frontier", missing, CheckStatus::error, "lib-abi-mpich on LD_LIBRARY_PATH"},
+      {"sophia", missing, CheckStatus::error, "cmake -S ezpz/cmake/yeet-helper"},
+      {"sophia", found, CheckStatus::error, "cmake -S ezpz/cmake/yeet-helper"},
+      {"sophia", open_mpi, CheckStatus::ok, "links openmpi"},
+      {"aurora", old_glibc, CheckStatus::error, "newer glibc"},
+      {"aurora", "\tlibc.so.6 => /lib64/libc.so.6\n", CheckStatus::error, "links no MPI library"},
+  };
+  for (const auto& c : cases) {
+    test::FakeRunner runner;
+    runner.answers.push_back({0, c.ldd, ""});
+    runner.answers.push_back({0, c.ldd, ""});
+    DoctorInputs inputs;
+    inputs.catalog = &test::builtin_catalog();
+    inputs.runner = &runner;
+    inputs.system = c.system;
+    inputs.yeet_helper = "/venv/bin/ezpz-yeet-mpi";
+    auto findings = check_yeet_helper(inputs);
+    ASSERT_EQ(findings.size(), 1u) << c.system;
+    EXPECT_EQ(findings[0].status, c.status) << c.system << ": " << findings[0].finding;
+    EXPECT_NE((findings[0].finding + " " + findings[0].remedy).find(c.said), std::string::npos)
+        << c.system << ": " << findings[0].finding << " / " << findings[0].remedy;
+    EXPECT_EQ(runner.calls.at(0), (std::vector<std::string>{"ldd", "/venv/bin/ezpz-yeet-mpi"}));
+  }
+  DoctorInputs none;
+  none.catalog = &test::builtin_catalog();
+  none.system = "polaris";
+  auto findings = check_yeet_helper(none);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].status, CheckStatus::warn);
 }
 
 }  // namespace

@@ -106,6 +106,34 @@ TEST(Catalog, SearchPathAddsAndReplacesProfiles) {
   fs::remove_all(dir);
 }
 
+// An installed copy of the shipped data (cmake --install, the tarball, the wheel) is the profile of that
+// path, read as the compiled-in one; a copy that differs by one value is read from its own text.
+TEST(Catalog, InstalledCopiesOfShippedProfilesAreTheirFiles) {
+  fs::path dir = temp_dir("installed");
+  fs::create_directories(dir / "schedulers");
+  for (const char* name : {"polaris", "aurora"}) {
+    fs::copy_file(fs::path(EZPZ_SOURCE_DIR) / "systems" / (std::string(name) + ".yaml"),
+                  dir / (std::string(name) + ".yaml"));
+  }
+  fs::copy_file(fs::path(EZPZ_SOURCE_DIR) / "schedulers" / "pbs.yaml", dir / "schedulers" / "pbs.yaml");
+  std::ifstream shipped(fs::path(EZPZ_SOURCE_DIR) / "systems" / "aurora.yaml");
+  std::string text((std::istreambuf_iterator<char>(shipped)), std::istreambuf_iterator<char>());
+  std::string old_description = Catalog().system("aurora").description;
+  size_t at = text.find(old_description);
+  ASSERT_NE(at, std::string::npos);
+  write(dir / "aurora.yaml", text.replace(at, old_description.size(), "an edited aurora"));
+  Catalog installed({dir.string()});
+  Catalog builtin;
+  const SystemProfile& polaris = installed.system("polaris");
+  EXPECT_EQ(polaris.path, (dir / "polaris.yaml").string());
+  EXPECT_EQ(polaris.description, builtin.system("polaris").description);
+  EXPECT_EQ(polaris.queues.size(), builtin.system("polaris").queues.size());
+  EXPECT_EQ(installed.scheduler("pbs").submit, builtin.scheduler("pbs").submit);
+  EXPECT_EQ(installed.system("aurora").description, "an edited aurora");
+  EXPECT_EQ(installed.system("aurora").path, (dir / "aurora.yaml").string());
+  fs::remove_all(dir);
+}
+
 TEST(Catalog, BrokenUserProfileReportsEveryProblemWithItsFile) {
   fs::path dir = temp_dir("broken");
   write(dir / "bad.yaml", "scheduler: slurm\nnode: {socket: 2}\nlauncher: {kind: mpirun, args: [x]}\n");
