@@ -57,11 +57,13 @@ def executable():
     rendered script runs), else the one on PATH. Raises FileNotFoundError when there is none."""
     global _EXECUTABLE
     if _EXECUTABLE is None:
-        import shutil
-
-        found = next((_os.path.normpath(path) for path in _executable_candidates()
+        found = next((_os.path.abspath(path) for path in _executable_candidates()
                       if _os.path.isfile(path) and _os.access(path, _os.X_OK)), None)
-        found = found or shutil.which(_os.environ.get("EZPZ_BIN") or "ezpz")
+        if found is None:
+            import shutil
+
+            found = shutil.which(_os.environ.get("EZPZ_BIN") or "ezpz")
+            found = found and _os.path.abspath(found)
         if found is None:
             raise FileNotFoundError("ezpz: the ezpz executable is not installed with this package nor on PATH; "
                                     "reinstall the wheel (docs/install.md) or set EZPZ_BIN")
@@ -69,64 +71,81 @@ def executable():
     return _EXECUTABLE
 
 
-def _answer_runs(process, run):
-    """Reads the answer line, first answering each {"run": …} line with the caller's run(argv, cwd)."""
-    import json as _json
-
-    for line in process.stdout:
-        message = _json.loads(line)
-        if "run" not in message:
-            return message
-        request = message["run"]
-        if run is None:
-            raise Error("ezpz api asked to run a command without a runner")
-        exit_code, out, err = run(list(request["argv"]), request["cwd"])
-        process.stdin.write(_json.dumps({"exit_code": int(exit_code), "out": out, "err": err}) + "\n")
-        process.stdin.flush()
-    return None
-
-
 def call(name, run=None, **members):
     """The result of the API call ``name`` with the request's ``members``; raises Error for a problem
     the caller can fix. ``run(argv, cwd) -> (exit_code, out, err)`` runs scheduler commands instead of
     ezpz (submit, status, cancel)."""
-    import subprocess as _subprocess
-    import tempfile
+    import json as _json
 
     request = dict(members, call=name)
     if run is not None:
         request["runner"] = "caller"
-
-    # stderr goes to a file: a pipe nobody reads while the answer is awaited could fill and stall ezpz.
-    with tempfile.TemporaryFile() as stderr_file:
-        process = _subprocess.Popen([executable(), "api"], stdin=_subprocess.PIPE, stdout=_subprocess.PIPE,
-                                    stderr=stderr_file, text=True, encoding="utf-8", errors="surrogateescape")
-        answer = _converse(process, request, run)
-        stderr_file.seek(0)
-        stderr = stderr_file.read().decode("utf-8", "replace")
+    answer, stderr, status = _converse(executable(), (_json.dumps(request) + "\n").encode("utf-8"), run)
     if answer is None:
-        raise Error(stderr.strip() or f"ezpz api exited {process.returncode} without an answer")
+        raise Error(stderr.strip() or f"ezpz api ended (wait status {status}) without an answer")
     if "error" in answer:
         raise Error(answer["error"], [Diagnostic(**item) for item in answer.get("diagnostics", ())])
     return answer["result"]
 
 
-def _converse(process, request, run):
-    """Sends the request, answers the runs, returns the answer (None when ezpz gave none) once ezpz ended."""
-    import json as _json
+def _write_all(fd, data):
+    while data:
+        data = data[_os.write(fd, data):]
 
+
+def _converse(program, request, run):
+    """Runs `program api` with `request` on its stdin and reads its stdout line by line, answering each
+    {"run": …} line with the caller's run(argv, cwd), until it ends; returns (answer or None, stderr
+    text, wait status). os.posix_spawn and pipes, not subprocess: importing subprocess alone costs a
+    training script about 10 ms on every rank (bench/python-import)."""
+    import json as _json
+    import select
+
+    pipes = [_os.pipe() for _ in range(3)]  # stdin, stdout, stderr; close-on-exec, as Python makes them
+    try:
+        # SIGPIPE and SIGXFSZ (13, 25), which Python ignores, are set back to their defaults, as subprocess does.
+        pid = _os.posix_spawn(program, [program, "api"], _os.environ, setsigdef=(13, 25), file_actions=[
+            (_os.POSIX_SPAWN_DUP2, pipes[0][0], 0), (_os.POSIX_SPAWN_DUP2, pipes[1][1], 1),
+            (_os.POSIX_SPAWN_DUP2, pipes[2][1], 2)])
+    finally:
+        for fd in (pipes[0][0], pipes[1][1], pipes[2][1]):
+            _os.close(fd)
+    stdin, stdout, stderr = pipes[0][1], pipes[1][0], pipes[2][0]
+    answer, pending, errors = None, b"", []
     try:
         try:
-            process.stdin.write(_json.dumps(request) + "\n")
-            process.stdin.flush()
+            _write_all(stdin, request)
         except BrokenPipeError:
             pass  # ezpz ended before reading it: its stderr says why
-        answer = _answer_runs(process, run)
+        poller = select.poll()
+        for fd in (stdout, stderr):
+            poller.register(fd, select.POLLIN)
+        open_fds = 2
+        while open_fds:  # both streams are drained as they come: neither pipe can fill and stall ezpz
+            for fd, _ in poller.poll():
+                chunk = _os.read(fd, 65536)
+                if not chunk:
+                    poller.unregister(fd)
+                    open_fds -= 1
+                elif fd == stderr:
+                    errors.append(chunk)
+                else:
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for line in lines:
+                        message = _json.loads(line)
+                        if "run" not in message:
+                            answer = message
+                            continue
+                        if run is None:
+                            raise Error("ezpz api asked to run a command without a runner")
+                        exit_code, out, err = run(list(message["run"]["argv"]), message["run"]["cwd"])
+                        reply = {"exit_code": int(exit_code), "out": out, "err": err}
+                        _write_all(stdin, (_json.dumps(reply) + "\n").encode("utf-8", "surrogateescape"))
     except BaseException:
-        process.kill()
+        _os.kill(pid, 9)
         raise
     finally:
-        process.stdin.close()
-        process.stdout.close()
-        process.wait()
-    return answer
+        for fd in (stdin, stdout, stderr):
+            _os.close(fd)
+        _, status = _os.waitpid(pid, 0)
+    return answer, b"".join(errors).decode("utf-8", "replace"), status
