@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the README's two commands on a fresh Debian 12 (a minbase chroot): ./scripts/quickstart.sh and
-# ./scripts/test.sh, each in its own fresh chroot, as root; reports each one's exit status and duration.
+# ./scripts/test.sh, in the README's order in one fresh chroot, as root; reports each one's exit status and
+# duration.
 set -euo pipefail
 { # Read whole before it runs: editing the file during a run (which takes an hour) cannot change the run.
 
@@ -9,14 +10,15 @@ usage() {
 usage: scripts/fresh-machine-check.sh [--only quickstart|test] [--commit REV] [--keep] [--refresh]
                                       [--no-ci] [--workdir DIR]
 
-Proves the README's Quickstart works on a fresh Debian 12 machine: for each command it unpacks a fresh
+Proves the README's Quickstart works on a fresh Debian 12 machine: it unpacks one fresh
 `debootstrap --variant=minbase bookworm` chroot (what the debian:12 image has: Priority required + apt),
 copies this checkout as the working tree has it (tracked and untracked files, not the ignored ones such
 as build dirs; --commit REV: that commit instead) to /root/<checkout name> and ../shared beside it
 (tests use ../shared/third_party), bind-mounts the chroot on itself (so / is a mount point), mounts /sys
 (with the host's cgroups), /dev, /dev/pts, a fresh /dev/shm and /run, and runs the command exactly as
-the README writes it, as root, from the checkout, with a clean login environment (HOME=/root, Debian's
-root PATH, no LANG):
+the README writes them, in its order on the same checkout (so the second command finds the first one's
+build/, as a user's would), as root, with a clean login environment (HOME=/root, Debian's root PATH, no
+LANG):
   1. ./scripts/quickstart.sh
   2. ./scripts/test.sh        with CI=true as CI services set it (.ci/run runs this command), so tests
                               that would skip for a missing program fail instead; --no-ci leaves it out
@@ -25,7 +27,7 @@ running ends with it). Everything is unmounted on exit, also on failure or ^C.
 
   --only NAME    run only `quickstart` or `test`
   --commit REV   copy the files of commit REV (git archive, e.g. HEAD) instead of the working tree
-  --keep         keep the chroots (default: deleted after each command)
+  --keep         keep the chroot (default: deleted at the end)
   --refresh      rebuild the cached base system (/var/cache/ezpz) instead of reusing it
   --no-ci        run ./scripts/test.sh without CI=true
   --workdir DIR  chroots and logs go to DIR/<UTC time>/ (default /var/tmp/ezpz-fresh-machine-check)
@@ -218,15 +220,14 @@ echo "source: $source_description" >>"$summary"
 log "source: $source_description"
 
 overall=0
+prepare_chroot "$run_dir/root"
 for name in "${commands[@]}"; do
-  [[ $name == test ]] && check_idle
-  prepare_chroot "$run_dir/root-$name"
   environment=(HOME=/root USER=root LOGNAME=root SHELL=/bin/bash TERM=dumb
                PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
   [[ $name == test ]] && ((ci)) && environment+=(CI=true)
   command=./scripts/$name.sh
   logfile=$run_dir/$name.log
-  log "$name: running $command in a fresh chroot (env: ${environment[*]}); log: $logfile"
+  log "$name: running $command in the chroot (env: ${environment[*]}); log: $logfile"
   start=$(date +%s)
   set +e
   # Its own PID namespace and /proc: the tests see only their own processes (a fresh machine has no other
@@ -247,8 +248,8 @@ for name in "${commands[@]}"; do
   fi
   echo "$line" | tee -a "$summary"
   ((status == 0)) || { overall=1; tail -n 30 "$logfile" | sed "s/^/    $name: /" >&2; }
-  cleanup_chroot
 done
+cleanup_chroot
 log "summary: $summary"
 exit "$overall"
 }
