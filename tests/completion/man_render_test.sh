@@ -23,7 +23,11 @@ for page in "$man1"/*.1; do
   name=$(basename "$page" .1)
   warnings=$(groff -ww -man -Tutf8 -z "$page" 2>&1)
   [[ -z $warnings ]] || fail "groff -ww warns on $name.1: $warnings"
-  text=$(MANWIDTH=80 MANPAGER=cat PAGER=cat man --warnings -l "$page" 2>"$workdir/stderr")
+  # A terminal without UTF-8 (a C locale, as a batch job or a fresh login has): every character must
+  # have an ASCII form there too.
+  warnings=$(groff -ww -man -Tascii -z "$page" 2>&1)
+  [[ -z $warnings ]] || fail "groff -ww -Tascii warns on $name.1: $warnings"
+  text=$(LC_ALL=C MANWIDTH=80 MANPAGER=cat PAGER=cat man --warnings -l "$page" 2>"$workdir/stderr")
   status=$?
   ((status == 0)) || fail "man -l $name.1 exits $status"
   [[ -s $workdir/stderr ]] && fail "man -l $name.1 warns: $(cat "$workdir/stderr")"

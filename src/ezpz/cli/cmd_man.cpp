@@ -38,6 +38,18 @@ const ExitStatusNote k_exit_status_notes[] = {
     {"test", "The exit status of the smoke test it runs (ezpz-torch-test).", nullptr, nullptr},
 };
 
+// Characters of the help texts by the roff names that every output device has, down to plain ASCII
+// (groff's tty fallbacks: an ellipsis as "...", an em dash as "--"); others stay \[uXXXX], which a
+// terminal without UTF-8 cannot show (man warns "can't find special character").
+struct RoffName {
+  unsigned code;
+  const char* roff;
+};
+const RoffName k_roff_names[] = {
+    {0x2026, "..."},   {0x2014, "\\(em"}, {0x2013, "\\(en"}, {0x2018, "\\(oq"}, {0x2019, "\\(cq"}, {0x201C, "\\(lq"},
+    {0x201D, "\\(rq"}, {0x00D7, "\\(mu"}, {0x2192, "\\(->"}, {0x2264, "\\(<="}, {0x2265, "\\(>="},
+};
+
 // Appends one code point as UTF-8 decoding goes: roff input is kept ASCII, so that every man and groff
 // reads it the same whatever its input encoding.
 size_t append_escaped_utf8(std::string_view text, size_t i, std::string& out) {
@@ -49,6 +61,12 @@ size_t append_escaped_utf8(std::string_view text, size_t i, std::string& out) {
   }
   unsigned code = lead & (0xFF >> (length + 1));
   for (size_t k = 1; k < length; ++k) code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+  for (const auto& name : k_roff_names) {
+    if (name.code == code) {
+      out += name.roff;
+      return length;
+    }
+  }
   char buffer[16];
   std::snprintf(buffer, sizeof buffer, "\\[u%04X]", code);
   out += buffer;
