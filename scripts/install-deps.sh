@@ -3,8 +3,10 @@
 # Uses apt-get as root, or through sudo when not root. Installs nothing that is already there.
 set -euo pipefail
 
-build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev libboost-filesystem-dev libgtest-dev
-                libxxhash-dev libarchive-dev libmpich-dev)
+# `build` is what the ezpz command and its libraries need (scripts/quickstart.sh: the first render);
+# libmpich-dev (ezpz-yeet-mpi; it pulls in gfortran, hwloc and UCX) and libgtest-dev come with `test`.
+build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev libboost-filesystem-dev
+                libxxhash-dev libarchive-dev)
 # Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev), a
 # real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm) and the users' side: Python DDP programs
 # and torchrun (python3-torch), and the Python module's tests (python3-pytest). zstd, bzip2, xz-utils and python3-venv make yeet fixtures. The sanitizer

@@ -7,8 +7,9 @@ usage: audit.py BUILD_DIR SOURCE_DIR [--install-deps FILE] [--ninja PROGRAM] [--
 
 What is checked, and in which scope (the install-deps.sh mode that must cover it):
   build  what ./scripts/quickstart.sh builds after `install-deps.sh build`: the objects and link lines of
-         a default configure (with the unit tests, without the LibTorch parts; see OPTIONAL_PARTS), the
-         libraries those programs load, the compiler, ar, cmake and ninja
+         a default configure (with the unit tests, without the LibTorch parts; see OPTIONAL_PARTS), or of
+         the targets it names with --target and their inputs, the libraries those programs load, the
+         compiler, ar, cmake and ninja
   test   what ./scripts/test.sh uses after `install-deps.sh test`: the rest of the build (the LibTorch
          parts, the files CMake read while configuring), the programs the tests run (programs.txt beside
          this file, every `command -v NAME` and /usr/bin/NAME in the test scripts; with --ctest only the
@@ -209,16 +210,26 @@ OPTIONAL_PARTS = (
 )
 
 
-def quickstart_scoper(quickstart):
+def quickstart_scoper(quickstart, ninja, build):
     """scope_of(build-relative path) -> "build" when ./scripts/quickstart.sh's build has that object or
-    output, else "test"."""
+    output, else "test". When it builds only some targets (`--target NAME` to build.sh), what it builds is
+    those targets and every input ninja needs for them (`ninja -t inputs`)."""
     text = open(quickstart, encoding="utf-8").read() if os.path.exists(quickstart) else ""
     given = {m.group(1): m.group(2).upper() in ("ON", "TRUE", "YES", "1")
              for m in re.finditer(r"-D(\w+)(?::\w+)?=(\S+)", text)}
     off = [pattern for option, default, pattern in OPTIONAL_PARTS if not given.get(option, default)]
+    targets = re.findall(r"--target\s+([\w.+-]+)", text)
+    built = None
+    if targets:
+        result = run([ninja, "-C", build, "-t", "inputs", *targets])
+        if result.returncode != 0:
+            raise AuditError(f"`ninja -C {build} -t inputs {' '.join(targets)}` failed: {result.stderr.strip()}")
+        built = set(result.stdout.split()) | set(targets)
 
     def scope_of(build_relative):
         if os.path.isabs(build_relative):
+            return "test"
+        if built is not None and build_relative not in built:
             return "test"
         return "test" if any(p.search(build_relative) for p in off) else "build"
     return scope_of
@@ -591,7 +602,7 @@ def main():
     base = base_system(args.base, graph_for)
 
     # The build.
-    scope_of = quickstart_scoper(os.path.join(source, "scripts", "quickstart.sh"))
+    scope_of = quickstart_scoper(os.path.join(source, "scripts", "quickstart.sh"), args.ninja, build)
     uses, objects = ninja_deps(args.ninja, build, scope_of)
     if objects == 0:
         raise AuditError(f"no compiler dependencies in {build} (ninja -t deps is empty): build it first")
