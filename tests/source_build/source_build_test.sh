@@ -8,7 +8,7 @@
 #
 # The tarballs are downloaded once into ${EZPZ_CACHE_DIR:-/var/cache/ezpz}/sources (cmake -P
 # cmake/dependencies.cmake, SHA-256 checked) and reused by later runs. Only the ezpz target is built,
-# Release (no -g), with EZPZ_BUILD_JOBS (2) jobs: 4.5 minutes and 8.5 CPU-minutes on 2 cores.
+# -O0 without -g, with EZPZ_BUILD_JOBS (2) jobs (a Release build took 4.5 minutes and 8.5 CPU-minutes on 2 cores).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
