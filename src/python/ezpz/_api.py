@@ -4,7 +4,7 @@
 import os as _os
 import sys as _sys
 
-# json, subprocess and sysconfig are imported by the calls that use them: `import ezpz` must stay cheap
+# json, select and sysconfig are imported by the calls that use them: `import ezpz` must stay cheap
 # for a training script on every rank (bench/python-import).
 
 
@@ -34,19 +34,19 @@ class Error(ValueError):
 
 
 def _executable_candidates():
-    """Where the ezpz executable of this package is, most specific first: a build tree's (the package
-    in <build>/python/ezpz), the wheel's (the environment's scripts directory, also for --user and
-    --prefix installs), a CMake install's (<prefix>/bin for <prefix>/lib/python3…/…-packages/ezpz)."""
+    """Where the ezpz executable of this package is, most specific first: beside the package itself, in a
+    build tree (<build>/python/ezpz runs <build>/ezpz) or an install (<prefix>/lib/python3…/…-packages/ezpz
+    runs <prefix>/bin/ezpz: a venv, --user, --prefix and CMake installs alike); then the scripts
+    directories of this interpreter's install schemes."""
     import sysconfig as _sysconfig
 
     here = _os.path.dirname(_os.path.abspath(__file__))
     yield _os.path.join(here, _os.pardir, _os.pardir, "ezpz")
+    yield _os.path.join(here, *([_os.pardir] * 4), "bin", "ezpz")
     yield _os.path.join(_sysconfig.get_path("scripts"), "ezpz")
     user_scheme = f"{_os.name}_user"
     if user_scheme in _sysconfig.get_scheme_names():
         yield _os.path.join(_sysconfig.get_path("scripts", user_scheme), "ezpz")
-    yield _os.path.join(here, *([_os.pardir] * 4), "bin", "ezpz")
-    yield _os.path.join(_os.path.dirname(_sys.executable), "ezpz")
 
 
 _EXECUTABLE = None
