@@ -59,6 +59,29 @@ state_of slurm
 check "a sacct line with a smuggled field: exit 0 (got $status)" test "$status" -eq 0
 check "... completed: the field is not read as the state (got '$state')" test "$state" = completed
 
+# Job ids after "--" reach the command (`status -- 42` once listed every job), and an id that would be an
+# option of the scheduler's command is refused before anything runs (`cancel -- -5` ran `scancel -5`).
+job '{"job_state":"R"}'
+timeout 20 "$ezpz" status --system pbs --json -- 42 >"$workdir/out" 2>"$workdir/err"
+check "status -- 42: exit 0 ($(head -c 300 "$workdir/err"))" test $? -eq 0
+check "... about job 42" /usr/bin/python3 -c \
+  "import json, sys; assert [j['job_id'] for j in json.load(open(sys.argv[1]))] == ['42']" "$workdir/out"
+stand_in scancel "echo ran >'$workdir/scancel.ran'"
+for id in -5 --user=bob ..; do
+  timeout 20 "$ezpz" cancel --system slurm -- "$id" >"$workdir/out" 2>"$workdir/err"
+  status=$?
+  check "cancel -- $id: exit 1 (got $status)" test "$status" -eq 1
+  check "... is not a job id ($(head -c 300 "$workdir/err"))" grep -qF "ezpz: error: '$id' is not a job id" "$workdir/err"
+  check "... and scancel never ran" test ! -e "$workdir/scancel.ran"
+done
+# A scheduler's answer about another job is not this job's: unknown, never its state.
+job '{"job_state":"F","Exit_status":0}'
+sed -i 's/"42.server"/"56.server"/' "$workdir/qstat.out"
+timeout 20 "$ezpz" status --system pbs --json 55 >"$workdir/out" 2>"$workdir/err"
+check "status 55 answered about 56: unknown ($(head -c 300 "$workdir/out"))" /usr/bin/python3 -c \
+  "import json, sys; j = json.load(open(sys.argv[1]))[0]; assert j['state'] == 'unknown' and 'another job' in j['detail']" \
+  "$workdir/out"
+
 # Records directories that cannot be made: one clear error naming the directory, exit 1.
 cat >"$workdir/job.yaml" <<'YAML'
 system: slurm

@@ -17,6 +17,8 @@ import ezpz
 HERE = pathlib.Path(__file__).resolve().parent
 FAKE_PBS = HERE.parent / "fake_pbs"
 
+LOCAL = {"system": "local", "nodes": 1, "walltime": "5m", "run": ["python3", "-c", "print(1)"]}
+
 AURORA = {
     "system": "aurora",
     "account": "MyProject",
@@ -165,6 +167,64 @@ def test_spec_values_of_every_python_type():
     assert "ONE=1" in script and "HALF=0.5" in script and "YES=true" in script
     with pytest.raises(TypeError):
         ezpz.render({"system": "local", "run": object()}, env={})
+
+
+def test_dict_specs_get_the_checks_yaml_specs_get():
+    # NUL and CR reached the script from a dict although a YAML file refuses them (docs/limits.md).
+    for key, value in (("run", ["python3", "a\0b"]), ("env", {"A": "x\ry"}), ("setup", "echo\0"),
+                       ("workdir", "/tmp/a\rb"), ("modules", ["x\0"])):
+        spec = dict(LOCAL, **{key: value})
+        for call in (ezpz.validate, ezpz.render):  # as for a YAML file: the spec cannot be read
+            with pytest.raises(ezpz.Error) as raised:
+                call(spec, env={})
+            assert raised.value.diagnostics[0].where.startswith(f"<dict> {key}"), raised.value.diagnostics[0].where
+
+
+def test_deep_or_self_referencing_values_raise_errors():
+    # A 20,000-level dict and a dict inside itself crashed the interpreter.
+    deep = {}
+    node = deep
+    for _ in range(20000):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(ezpz.Error, match="deeper"):
+        ezpz.render(dict(LOCAL, env=deep), env={})
+    nested = {"a": {}}
+    for _ in range(70):
+        nested = {"a": nested}
+    with pytest.raises(ezpz.Error, match="deeper than 64 levels"):
+        ezpz.render(dict(LOCAL, env=nested), env={})
+    loop = {"A": "x"}
+    loop["B"] = loop
+    with pytest.raises(ezpz.Error, match="env.B"):
+        ezpz.render(dict(LOCAL, env=loop), env={})
+    items = ["python3"]
+    items.append(items)
+    with pytest.raises(ezpz.Error, match=r"run\[1\]"):
+        ezpz.render(dict(LOCAL, run=items), env={})
+
+
+def test_bad_values_name_their_key():
+    # pybind11 once said "Unable to cast Python instance to C++ type" with no key named.
+    with pytest.raises(ezpz.Error) as raised:
+        ezpz.render(dict(LOCAL, nodes=10**100), env={})
+    assert any(problem.where.startswith("<dict> nodes") for problem in raised.value.diagnostics), raised.value
+    with pytest.raises(ezpz.Error, match="env.A"):
+        ezpz.render(dict(LOCAL, env={"A": "\ud800"}), env={})
+    with pytest.raises(TypeError, match="env.A"):
+        ezpz.render(dict(LOCAL, env={"A": object()}), env={})
+    with pytest.raises(TypeError, match="env"):
+        ezpz.render(dict(LOCAL, env={1: "x"}), env={})
+
+
+def test_a_runner_that_answers_wrongly_is_named(tmp_path):
+    job = {"system": "slurm", "nodes": 1, "walltime": "5m", "run": "true"}
+    for answer in ((0, None, ""), ("0", "4242\n", ""), (True, "4242\n", ""), (0, "4242\n"), None, 7):
+        with pytest.raises(ezpz.Error, match="sbatch") as raised:
+            ezpz.submit(job, env={}, records_dir=str(tmp_path), run=lambda argv, cwd, answer=answer: answer)
+        assert "expected (exit_code, out, err)" in str(raised.value), (answer, str(raised.value))
+    # What subprocess gives without text=True is taken as well.
+    assert ezpz.submit(job, env={}, records_dir=str(tmp_path), run=lambda argv, cwd: (0, b"77\n", b""))["job_id"] == "77"
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@
 #include "ezpz/profile/detect.hpp"
 #include "ezpz/render/render.hpp"
 #include "ezpz/resolve/pipeline.hpp"
+#include "ezpz/util/text.hpp"
 #include "ezpz/util/yaml_node.hpp"
 
 namespace ezpz {
@@ -25,8 +26,10 @@ std::string number_text(double number) {
   return out.str();
 }
 
-// The located tree of a Value. A scalar's place is its key path, shown as "<values> nodes=4".
-YamlNode to_node(const Value& value, const std::string& path, const std::string& name) {
+// The located tree of a Value, under the bounds and text rule a YAML file is read under (`budget`).
+// A scalar's place is its key path, shown as "<values> nodes=4".
+YamlNode to_node(const Value& value, const std::string& path, const std::string& name, core::ValueBudget& budget,
+                 int depth) {
   YamlNode node;
   auto place = [&](const std::string& text) {
     if (path.empty()) return core::SourceLoc{core::make_source(name, std::string()), 0, 0, 1};  // the whole spec
@@ -35,6 +38,7 @@ YamlNode to_node(const Value& value, const std::string& path, const std::string&
   switch (value.type()) {
     case Value::Type::null:
       node.loc = place("null");
+      budget.count_value(depth, node.loc);
       break;
     case Value::Type::boolean:
     case Value::Type::integer:
@@ -46,22 +50,28 @@ YamlNode to_node(const Value& value, const std::string& path, const std::string&
                     : value.type() == Value::Type::number  ? number_text(value.as_number())
                                                            : value.as_string();
       node.quoted = value.type() == Value::Type::string;  // "01:00:00" stays text
-      node.loc = place(node.scalar);
+      node.loc = place(core::printable(node.scalar, 200));
+      budget.count_value(depth, node.loc);
+      budget.check_text(node.scalar, node.loc);
       break;
     case Value::Type::list:
       node.kind = YamlNode::Kind::sequence;
       node.loc = place("[…]");
+      budget.count_value(depth, node.loc);  // before the items: the depth is checked on the way down
       for (size_t i = 0; i < value.items().size(); ++i)
-        node.items.push_back(to_node(value.items()[i], path + "[" + std::to_string(i) + "]", name));
+        node.items.push_back(to_node(value.items()[i], path + "[" + std::to_string(i) + "]", name, budget, depth + 1));
       break;
     case Value::Type::map:
       node.kind = YamlNode::Kind::map;
       node.loc = place("{…}");
+      budget.count_value(depth, node.loc);
       for (size_t i = 0; i < value.keys().size(); ++i) {
         const std::string& key = value.keys()[i];
-        std::string key_path = path.empty() ? key : path + "." + key;
-        node.entries.push_back(core::MapEntry{key, core::SourceLoc{core::make_source(name, key_path, true), 1, 1, 1},
-                                              to_node(value.items()[i], key_path, name)});
+        std::string key_path = path.empty() ? core::printable(key, 200) : path + "." + core::printable(key, 200);
+        core::SourceLoc key_loc{core::make_source(name, key_path, true), 1, 1, 1};
+        budget.check_text(key, key_loc);
+        node.entries.push_back(
+            core::MapEntry{key, key_loc, to_node(value.items()[i], key_path, name, budget, depth + 1)});
       }
       break;
   }
@@ -125,7 +135,8 @@ Spec Spec::from_values(const Value& values, const std::string& name) {
       throw core::UserError(core::SourceLoc{core::make_source(name, std::string()), 0, 0, 1},
                             "a job spec given as values must be a map of keys (nodes, run …)");
     }
-    return read_spec(to_node(values, "", name));
+    core::ValueBudget budget;
+    return read_spec(to_node(values, "", name, budget, 0));
   });
 }
 

@@ -24,23 +24,27 @@ namespace {
 // first argument names a command, only that registrar runs: CLI11 builds every option eagerly, and
 // building all of them was most of ezpz's start-up (bench/README.md, hostlist). Otherwise (no command,
 // --help, --version) every registrar runs, so the top-level help lists them all.
+// `takes_program`: what follows the first "--" is a program (the job's `run`, a rank's command, yeet's
+// SRC DEST), set aside before parsing. For the other commands "--" only ends the options, as usual, so
+// `ezpz status -- 123` and an id that starts with '-' (`ezpz cancel -- -1`) reach the command.
 struct Command {
   const char* name;
   CommandRegistrar add;
+  bool takes_program;
 };
 
 const Command k_commands[] = {
-    {"init", add_init_command},         {"doctor", add_doctor_command},
-    {"render", add_render_command},     {"resolve", add_resolve_command},
-    {"validate", add_validate_command}, {"systems", add_systems_command},
-    {"schema", add_schema_command},     {"submit", add_submit_command},
-    {"status", add_status_command},     {"cancel", add_cancel_command},
-    {"logs", add_logs_command},         {"exec", add_exec_command},
-    {"launch", add_launch_command},     {"kill", add_kill_command},
-    {"test", add_test_command},         {"hostlist", add_hostlist_command},
-    {"yeet", add_yeet_command},         {"probe", add_probe_command},
-    {"api", add_api_command},           {"completion", add_completion_command},
-    {"man", add_man_command},
+    {"init", add_init_command, false},        {"doctor", add_doctor_command, true},
+    {"render", add_render_command, true},     {"resolve", add_resolve_command, true},
+    {"validate", add_validate_command, true}, {"systems", add_systems_command, false},
+    {"schema", add_schema_command, false},    {"submit", add_submit_command, true},
+    {"status", add_status_command, false},    {"cancel", add_cancel_command, false},
+    {"logs", add_logs_command, false},        {"exec", add_exec_command, true},
+    {"launch", add_launch_command, true},     {"kill", add_kill_command, false},
+    {"test", add_test_command, true},         {"hostlist", add_hostlist_command, false},
+    {"yeet", add_yeet_command, true},         {"probe", add_probe_command, false},
+    {"api", add_api_command, false},          {"completion", add_completion_command, false},
+    {"man", add_man_command, false},
 };
 
 const Command* find_command(std::string_view name) {
@@ -115,14 +119,14 @@ int run_cli(int argc, char** argv) {
 namespace {
 
 int run_command(int argc, char** argv) {
-  // Everything after the first "--" is the program of exec/launch/test, never ezpz's own options.
-  for (int i = 1; i < argc; ++i) {
+  const Command* chosen = argc > 1 ? find_command(argv[1]) : nullptr;
+  // Everything after the first "--" is the program of exec/launch/test …, never ezpz's own options.
+  for (int i = 1; i < argc && (chosen == nullptr || chosen->takes_program); ++i) {
     if (std::string(argv[i]) != "--") continue;
     separated_program().assign(argv + i + 1, argv + argc);
     argc = i;
     break;
   }
-  const Command* chosen = argc > 1 ? find_command(argv[1]) : nullptr;
   if (argc > 1 && argv[1][0] != '-' && chosen == nullptr) {
     std::vector<std::string> names;
     for (const auto& command : k_commands) names.emplace_back(command.name);

@@ -1,5 +1,7 @@
 // `ezpz api`: the public C++ API (src/ezpz/*.hpp) as JSON lines on stdin and stdout, the one door
 // through which the Python package (and any other language) reaches ezpz's rules (docs/python.md).
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,16 +11,26 @@
 #include "ezpz/ezpz.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/text.hpp"
+#include "ezpz/util/yaml_node.hpp"
 
 // The calls are written against the public API (namespace ezpz), where core's names do not reach.
 namespace ezpz {
 namespace {
 
+using core::k_max_depth;
+using core::printable;
 using core::UserError;
 using nlohmann::json;
 
 // A JSON value as a spec Value (JSON has no other kinds; integers stay integers).
-Value to_value(const json& value) {
+// A request's JSON value as a Value. Deeper than k_max_depth is refused on the way down, where the
+// key path is known: the spec's own reading would refuse it too, and the recursion here must stop.
+Value to_value(const json& value, const std::string& path = "", int depth = 0) {
+  if (depth > k_max_depth) {
+    throw UserError("ezpz api: the values at '" + printable(path, 200) + "' nest deeper than " +
+                    std::to_string(k_max_depth) + " levels");
+  }
   switch (value.type()) {
     case json::value_t::null:
       return {};
@@ -34,12 +46,16 @@ Value to_value(const json& value) {
       return value.get<std::string>();
     case json::value_t::array: {
       Value list = Value::list();
-      for (const auto& item : value) list.push_back(to_value(item));
+      for (size_t i = 0; i < value.size(); ++i) {
+        list.push_back(to_value(value[i], path + "[" + std::to_string(i) + "]", depth + 1));
+      }
       return list;
     }
     case json::value_t::object: {
       Value map = Value::map();
-      for (const auto& [key, item] : value.items()) map.set(key, to_value(item));
+      for (const auto& [key, item] : value.items()) {
+        map.set(key, to_value(item, path.empty() ? key : path + "." + key, depth + 1));
+      }
       return map;
     }
     default:
@@ -102,11 +118,21 @@ class CallerRunner : public ProcessRunner {
     std::string line;
     if (!std::getline(std::cin, line))
       throw UserError("ezpz api: the caller did not answer the run of '" + argv.at(0) + "'");
-    json answer = json::parse(line);
+    json answer = json::parse(line, nullptr, false);
+    auto field = [&](const char* key, bool (json::*is)() const noexcept) {
+      return answer.is_object() && answer.contains(key) && (answer[key].*is)();
+    };
+    if (!field("exit_code", &json::is_number_integer) || !field("out", &json::is_string) ||
+        !field("err", &json::is_string)) {
+      throw UserError("ezpz api: the caller's answer to the run of '" + printable(argv.at(0), 60) +
+                      "' is not {\"exit_code\": INT, \"out\": TEXT, \"err\": TEXT}: " + printable(line, 200));
+    }
     ProcessResult result;
-    result.exit_code = answer.value("exit_code", 0);
-    result.out = answer.value("out", std::string());
-    result.err = answer.value("err", std::string());
+    std::int64_t code = answer["exit_code"].get<std::int64_t>();
+    // subprocess's -N for a signal N is the shell's 128 + N.
+    result.exit_code = static_cast<int>(std::clamp<std::int64_t>(code < 0 ? 128 - code : code, 0, 255));
+    result.out = answer["out"].get<std::string>();
+    result.err = answer["err"].get<std::string>();
     return result;
   }
 };

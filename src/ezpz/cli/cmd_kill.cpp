@@ -27,7 +27,7 @@ struct KillOptions {
 };
 
 int kill_here(const KillOptions& options) {
-  int sig = *signal_number(options.signal);
+  int sig = *signal_number(options.signal, SignalUse::kill);
   std::string job = options.job.empty()
                         ? current_job_id(process_env(), Installation::from_process().catalog.job_variables())
                         : options.job;
@@ -76,8 +76,10 @@ void add_kill_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<KillOptions>();
   CLI::App* command =
       app.add_subcommand("kill", "Signal the ranks that ezpz started: on this node, or with --all-nodes on every node");
-  command->add_option("--signal", options->signal, "the signal to send (default TERM): " + join(signal_names(), ", "))
-      ->check(CLI::Validator([](const std::string& text) { return signal_problem(text); }, "SIGNAL"));
+  command
+      ->add_option("--signal", options->signal,
+                   "the signal to send (default TERM): " + join(signal_names(SignalUse::kill), ", "))
+      ->check(CLI::Validator([](const std::string& text) { return signal_problem(text, SignalUse::kill); }, "SIGNAL"));
   command->add_option("--job", options->job, "only the ranks of this job (default: the allocation's, when inside one)");
   command->add_option("--system", options->system,
                       "system profile for --all-nodes (default: $EZPZ_SYSTEM, else detected)");

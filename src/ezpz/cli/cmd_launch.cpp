@@ -77,7 +77,7 @@ void plan_end_signal(const LaunchOptions& options, Supervision& supervision) {
                       "rendered scripts export EZPZ_JOB_END_TIME; elsewhere export it (seconds since the epoch), "
                       "e.g. EZPZ_JOB_END_TIME=$(( $(date +%s) + 3600 ))");
     }
-    std::string signal = signal_name(*signal_number(options.signal));
+    std::string signal = signal_name(*signal_number(options.signal, SignalUse::warning));
     for (const auto& [name, value] : end_signal_env(signal, before, *end)) setenv(name.c_str(), value.c_str(), 1);
   }
   if (auto end = end_signal(process_env())) supervision.end_signal_due = end->due;
@@ -240,8 +240,9 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::Validator(duration_problem, "DURATION"));
   command
       ->add_option("--signal", options->signal,
-                   "the signal --signal-before sends (default USR2): " + join(signal_names(), ", "))
-      ->check(CLI::Validator([](const std::string& text) { return signal_problem(text); }, "SIGNAL"));
+                   "the signal --signal-before sends (default USR2): " + join(signal_names(SignalUse::warning), ", "))
+      ->check(
+          CLI::Validator([](const std::string& text) { return signal_problem(text, SignalUse::warning); }, "SIGNAL"));
   command
       ->add_option("--max-restarts", options->max_restarts,
                    "in a requeued job: run nothing (exit 1) once the scheduler has restarted the job more than N "

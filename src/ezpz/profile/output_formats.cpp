@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "ezpz/profile/output_parsers.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -55,6 +56,19 @@ namespace output_parsers {
 JobState mapped_state(const Scheduler& scheduler, const std::string& state) {
   auto found = scheduler.states.find(state);
   return found == scheduler.states.end() ? JobState::unknown : found->second;
+}
+
+bool same_job(std::string_view asked, std::string_view named) {
+  asked = asked.substr(0, asked.find(';'));
+  if (asked.empty()) return true;
+  return named.substr(0, asked.size()) == asked && (named.size() == asked.size() || named[asked.size()] == '.');
+}
+
+bool about_another_job(const std::string& named, JobStatus& status) {
+  status.state = JobState::unknown;
+  status.scheduler_state.clear();
+  status.detail = "the scheduler answered about another job ('" + printable(named, 40) + "'), not this one";
+  return true;
 }
 
 }  // namespace output_parsers

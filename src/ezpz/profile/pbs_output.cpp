@@ -77,7 +77,10 @@ bool pbs_json_status(const Scheduler& scheduler, const std::string& out, JobStat
   if (json.is_discarded() || !json.is_object()) return false;
   auto jobs = json.find("Jobs");
   if (jobs == json.end() || !jobs->is_object() || jobs->empty()) return false;
-  const auto& job = jobs->begin().value();
+  auto asked = jobs->begin();
+  while (asked != jobs->end() && !same_job(status.job_id, asked.key())) ++asked;
+  if (asked == jobs->end()) return about_another_job(jobs->begin().key(), status);
+  const auto& job = asked.value();
   if (std::string problem = pbs_job_problem(job); !problem.empty()) {
     status.state = JobState::unknown;
     status.detail = "cannot read the scheduler's answer: " + problem;

@@ -67,14 +67,33 @@ bool slurm_status(const Scheduler& scheduler, const SlurmKeyValues& fields, JobS
 
 }  // namespace
 
-// scontrol -o show job ID: one line of KEY=VALUE words; JobState=COMPLETED ExitCode=0:0 (code:signal).
+// scontrol -o show job ID: a line of KEY=VALUE words per job; JobState=COMPLETED ExitCode=0:0
+// (code:signal). The line of the job asked about: its JobId, or an array task's ArrayJobId_ArrayTaskId
+// (scontrol(1)); an answer about other jobs only is not this job's. Lines without a JobId are read
+// together, as one job.
 bool slurm_scontrol_status(const Scheduler& scheduler, const std::string& out, JobStatus& status) {
-  SlurmKeyValues fields;
-  for (const auto& word : split_words(trim(out))) {
-    auto equals = word.find('=');
-    if (equals != std::string::npos) fields[word.substr(0, equals)] = word.substr(equals + 1);
+  SlurmKeyValues anonymous;
+  std::string first_named;
+  for (const auto& line : split(out, '\n')) {
+    SlurmKeyValues fields;
+    for (const auto& word : split_words(line)) {
+      auto equals = word.find('=');
+      if (equals != std::string::npos) fields[word.substr(0, equals)] = word.substr(equals + 1);
+    }
+    auto id = fields.find("JobId");
+    if (id == fields.end()) {
+      fields.merge(anonymous);
+      anonymous = std::move(fields);
+      continue;
+    }
+    std::string task = fields["ArrayJobId"] + "_" + fields["ArrayTaskId"];
+    if (same_job(status.job_id, id->second) || same_job(status.job_id, task)) {
+      return slurm_status(scheduler, fields, status);
+    }
+    if (first_named.empty()) first_named = id->second;
   }
-  return slurm_status(scheduler, fields, status);
+  if (!first_named.empty()) return about_another_job(first_named, status);
+  return slurm_status(scheduler, anonymous, status);
 }
 
 // sacct -n -P -X -o State,ExitCode: "COMPLETED|0:0" (the State may carry " by UID": "CANCELLED by 0").

@@ -1,6 +1,7 @@
 // The `supervise:` keys: their checks against the walltime, the default signal, and the options they
 // become on the `ezpz launch` line of a rendered script.
 #include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/walltime.hpp"
 
 namespace ezpz::core {
@@ -22,6 +23,14 @@ void Resolver::resolve_supervise() {
     if (origin == nullptr || supervise.spare_nodes) continue;
     d.error(at(*origin), "'" + std::string(key) + "' is set, but not 'supervise.spare_nodes'",
             "it shapes spare-node failover: add supervise.spare_nodes: 1 (docs/failover.md)");
+  }
+  // The scheduler is asked for nodes and spares together: the sum has the cap nodes alone have.
+  if (supervise.spare_nodes && job.spec.nodes && requested_nodes() > k_max_count) {
+    d.error(at(supervise.spare_nodes->origin),
+            "nodes " + std::to_string(job.spec.nodes->value) + " + supervise.spare_nodes " +
+                std::to_string(supervise.spare_nodes->value) + " is over the limit of " + std::to_string(k_max_count) +
+                " nodes",
+            "ask for fewer spares: a spare or two per hundred nodes is usual (docs/failover.md)");
   }
   if (supervise.signal && !supervise.signal_before) {
     d.error(at(supervise.signal->origin), "'supervise.signal' is set, but not 'supervise.signal_before'",

@@ -17,13 +17,16 @@ std::optional<EndSignal> end_signal(const EnvLookup& env) {
   }
   auto name = env("EZPZ_END_SIGNAL");
   std::string signal = name && !name->empty() ? *name : "USR2";
-  auto number = signal_number(signal);
-  if (!number) {
-    throw UserError("EZPZ_END_SIGNAL='" + printable(signal) + "' is not a signal ezpz sends",
-                    "one of " + join(signal_names(), ", "));
+  if (std::string problem = signal_problem(signal, SignalUse::warning); !problem.empty()) {
+    throw UserError("EZPZ_END_SIGNAL='" + printable(signal) + "' is not a signal ezpz warns ranks with: " + problem);
   }
-  result.signal = *number;
-  auto end = allocation_end(env);
+  result.signal = *signal_number(signal, SignalUse::warning);
+  std::string unreadable;
+  auto end = allocation_end(env, Catalog::builtin_job_variables(), &unreadable);
+  if (!end && !unreadable.empty()) {
+    throw UserError(unreadable + " is not a time: expected whole seconds since the epoch",
+                    "rendered scripts export EZPZ_JOB_END_TIME=$(( $(date +%s) + WALLTIME_SECONDS ))");
+  }
   if (!end) {
     throw UserError("EZPZ_SIGNAL_BEFORE is set, but nothing says when the allocation ends",
                     "rendered scripts export EZPZ_JOB_END_TIME; elsewhere export it (seconds since the epoch), "

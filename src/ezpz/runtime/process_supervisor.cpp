@@ -19,9 +19,11 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "ezpz/runtime/launch.hpp"
+#include "ezpz/runtime/launch_guardian.hpp"
 #include "ezpz/runtime/line_forwarder.hpp"
 #include "ezpz/runtime/rank.hpp"
 #include "ezpz/util/error.hpp"
@@ -133,6 +135,18 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   ignore_pipe.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ignore_pipe, &previous_pipe);
 
+  // Before the ranks' pipes, which it must not hold; with the signals blocked, which it keeps so.
+  std::optional<LaunchGuardian> guarding;
+  try {
+    guarding.emplace(children.size(), grace_seconds);
+  } catch (const UserError&) {
+    close(signal_fd);
+    sigaction(SIGPIPE, &previous_pipe, nullptr);
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
+    throw;
+  }
+  LaunchGuardian& guardian = *guarding;
+
   // Every pipe before the first fork, so a failure here leaves no rank running.
   const long count = static_cast<long>(children.size());
   std::vector<std::array<int, 4>> pipes;  // per rank: stdout read, write; stderr read, write
@@ -198,6 +212,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       _exit(report_start_failure(child.argv[0], error));
     }
     setpgid(pid, pid);
+    guardian.watch(pid);
     ranks[pid] = rank;
     close(ends[1]);  // the rank holds the write ends; the pipe ends when the rank (and what it started) is done
     close(ends[3]);
@@ -316,6 +331,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       long rank = found->second;
       ranks.erase(found);
       kill(-pid, SIGKILL);  // anything the rank left behind in its group
+      guardian.forget(pid);
       // Its last output before any report about it; its unfinished lines go out even if something it
       // started outside its group still holds the pipe.
       for (auto& stream : streams) {

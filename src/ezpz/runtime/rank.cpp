@@ -61,9 +61,11 @@ std::optional<Value> read(const EnvLookup& env, const char* variable) {
   auto text = env(variable);
   if (!text) return std::nullopt;
   std::string digits = trim(*text);
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
-    throw UserError(std::string(variable) + "='" + *text + "' is not a number",
-                    "check how the job's launcher was started");
+  bool number = !digits.empty() && std::all_of(digits.begin(), digits.end(), ::isdigit);
+  if (!number || digits.size() > 9) {
+    throw UserError(
+        std::string(variable) + "='" + printable(*text, 40) + "' " + (number ? "is over 999999999" : "is not a number"),
+        "check how the job's launcher was started");
   }
   return Value{std::stol(digits), variable, *text};
 }

@@ -32,16 +32,17 @@ double retry_delay(const RetryPolicy& policy, long attempt) {
   return std::min(delay, policy.max_delay);
 }
 
-std::optional<long> allocation_end(const EnvLookup& env, const JobVariables& variables) {
+std::optional<long> allocation_end(const EnvLookup& env, const JobVariables& variables, std::string* unreadable) {
   // EZPZ_JOB_END_TIME first: ezpz's scripts set it from the walltime they asked for.
   std::vector<std::string> names = {"EZPZ_JOB_END_TIME"};
   names.insert(names.end(), variables.end_times.begin(), variables.end_times.end());
   for (const auto& name : names) {
     auto text = env(name);
-    if (!text || text->empty() || text->size() > 18) continue;
-    if (!std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-    long value = std::stol(*text);
-    if (value > 0) return value;
+    if (!text || text->empty()) continue;
+    bool digits =
+        text->size() <= 18 && std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits && std::stol(*text) > 0) return std::stol(*text);
+    if (unreadable != nullptr && unreadable->empty()) *unreadable = name + "='" + printable(text->substr(0, 40)) + "'";
   }
   return std::nullopt;
 }

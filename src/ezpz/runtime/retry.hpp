@@ -24,9 +24,10 @@ double retry_delay(const RetryPolicy& policy, long attempt);
 // When the allocation ends, in seconds since the epoch: EZPZ_JOB_END_TIME (set by ezpz's rendered
 // scripts from the walltime they asked for and their start), else a scheduler's job_env.end_time
 // (Slurm: SLURM_JOB_END_TIME). nullopt when none is set; a value that is not a whole positive number is
-// ignored.
+// ignored, and the first such one is described in `unreadable` ("EZPZ_JOB_END_TIME='soon'") when given.
 std::optional<long> allocation_end(const EnvLookup& env,
-                                   const JobVariables& variables = Catalog::builtin_job_variables());
+                                   const JobVariables& variables = Catalog::builtin_job_variables(),
+                                   std::string* unreadable = nullptr);
 
 // Why an attempt that starts after `delay` seconds cannot finish: the last attempt took `last_seconds`,
 // and from `now` (seconds since the epoch) the allocation ends at `end`. "" when it can, or when the

@@ -184,8 +184,9 @@ const std::vector<FieldDef>& fields() {
             "supervise.signal_before", [](auto& s) -> auto& { return s.supervise.signal_before; }, duration_type(1),
             "send every rank 'supervise.signal' this long before the walltime ends, to checkpoint", !env),
         field(
-            "supervise.signal", [](auto& s) -> auto& { return s.supervise.signal; }, choice_type(signal_names()),
-            "the signal sent before the walltime ends; default USR2", !env),
+            "supervise.signal", [](auto& s) -> auto& { return s.supervise.signal; },
+            choice_type(signal_names(SignalUse::warning)), "the signal sent before the walltime ends; default USR2",
+            !env),
         field(
             "supervise.requeue", [](auto& s) -> auto& { return s.supervise.requeue; }, number_type(1, 1000),
             "let the scheduler requeue the job after a node failure or preemption, up to this many times; output "

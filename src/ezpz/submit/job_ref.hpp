@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/submit/job_record.hpp"
@@ -11,6 +12,12 @@
 
 namespace ezpz::core {
 
+// Why `id` cannot be a job's id, or "": what ezpz passes to scheduler commands and names records after
+// must be at most k_max_job_id_length characters of letters, digits and ._[];+- (the ids PBS, Slurm and
+// Flux give), and start with a letter or digit: an id starting with '-' would be an option of qdel or
+// scancel, and "..", "/" would name directories outside the records.
+std::string job_id_problem(std::string_view id);
+
 struct JobRef {
   std::string job_id;
   std::optional<JobRecord> record;
@@ -18,8 +25,8 @@ struct JobRef {
 };
 
 // The job `job_id`: its record under `records_root` if there is one (then the record's scheduler),
-// else the scheduler of runtime_system(catalog, system, env, hostname). Throws UserError when neither
-// gives a system.
+// else the scheduler of runtime_system(catalog, system, env, hostname). Throws UserError when `job_id`
+// is not a job's id (job_id_problem) or when neither gives a system.
 JobRef find_job(const Catalog& catalog, const std::string& records_root, const std::string& job_id,
                 const std::string& system, const EnvLookup& env, const std::string& hostname);
 

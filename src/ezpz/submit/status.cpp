@@ -61,8 +61,8 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
                     "is the " + scheduler.name + " server reachable from here?");
   }
   if (status.state == JobState::unknown && status.detail.empty()) {
-    std::string shown = status.scheduler_state.substr(0, 60) + (status.scheduler_state.size() > 60 ? "..." : "");
-    status.detail = "the scheduler's state '" + printable(shown) + "' is not in schedulers/" + scheduler.name + ".yaml";
+    status.detail = "the scheduler's state '" + printable(status.scheduler_state, 60) + "' is not in schedulers/" +
+                    scheduler.name + ".yaml";
   }
   return status;
 }

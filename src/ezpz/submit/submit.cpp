@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "ezpz/submit/job_ref.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/option_template.hpp"
@@ -110,6 +111,13 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
 
   JobRecord record;
   record.job_id = run_submit_command(scheduler, argv, runner, options, script_path);
+  if (std::string problem = job_id_problem(record.job_id); !problem.empty()) {
+    throw UserError(
+        "'" + printable(record.job_id, 60) + "', what " + argv[0] +
+            " printed as the job id, is not a job id: " + problem,
+        "the job may have been submitted: look in the queue before submitting again; the script is kept at " +
+            script_path);
+  }
   record.scheduler = scheduler.name;
   record.system = job.profile->name;
   record.name = job.spec.name->value;

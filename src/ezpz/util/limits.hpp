@@ -26,6 +26,11 @@ constexpr std::size_t k_max_host_bytes = 64u << 20;
 // What ezpz keeps of each output stream of a scheduler command (qstat -f of one job is a few KiB).
 constexpr std::size_t k_max_command_output = 16u << 20;
 
+// Longest job id ezpz takes, from a user or a scheduler: a record's directory is named after it (NAME_MAX
+// is 255), and real ids are far shorter (Aurora's "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"
+// is 57).
+constexpr std::size_t k_max_job_id_length = 200;
+
 // How much of a failed command's stderr an error message shows.
 constexpr std::size_t k_max_message_stderr = 4096;
 

@@ -37,6 +37,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  return text.size() > max_bytes ? printable(text.substr(0, max_bytes)) + "..." : printable(text);
+}
+
 std::string join(const std::vector<int>& numbers, std::string_view separator) {
   std::vector<std::string> parts;
   parts.reserve(numbers.size());

@@ -1,6 +1,7 @@
 // Small string helpers: splitting, joining, shell quoting and "did you mean" suggestions.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,9 @@ std::string suggestion_hint(std::string_view word, const std::vector<std::string
 
 // `text` with control characters shown as escapes ("\n", "\x1b"), for quoting values in messages.
 std::string printable(std::string_view text);
+// The first `max_bytes` of `text`, printable, with "..." when there was more: a value from outside
+// (a scheduler's answer, an environment variable) quoted in a message without flooding it.
+std::string printable(std::string_view text, std::size_t max_bytes);
 
 // Whether `text` is well-formed UTF-8 (no stray continuation bytes, overlong forms or surrogates).
 bool is_valid_utf8(std::string_view text);

@@ -17,18 +17,16 @@
 namespace ezpz::core {
 namespace {
 
-// A job spec or profile is a few levels deep and a few hundred values big. Deeper nesting is a
-// recursive alias (yaml-cpp builds a cyclic node graph) or an attack; more values is an alias bomb.
-constexpr int k_max_depth = 64;
-constexpr size_t k_max_values = 1'000'000;
-constexpr size_t k_max_text_bytes = 16u << 20;  // of all scalars and keys after expansion
+SourceLoc point(SourceLoc loc) {
+  loc.length = 1;
+  return loc;
+}
 
 struct Converter {
   SourceRef source;
   int line_offset;
   int column_offset;
-  size_t values = 0;
-  size_t text_bytes = 0;
+  ValueBudget budget;
 
   SourceLoc at(const YAML::Mark& mark, size_t length) const {
     if (mark.line < 0) return SourceLoc{source, 1, 1, 1};
@@ -38,37 +36,9 @@ struct Converter {
   }
 
   // Every value counts once where it stands (keys do not), so an alias counts its whole target again.
-  void count_value(int depth, const SourceLoc& loc) {
-    if (depth > k_max_depth) {
-      throw UserError(point(loc), "nesting deeper than " + std::to_string(k_max_depth) + " levels");
-    }
-    if (++values > k_max_values) {
-      throw UserError(point(loc), "the document expands to more than " + std::to_string(k_max_values) +
-                                      " values (aliases repeated inside aliases?)");
-    }
-  }
-
-  void count_text(size_t bytes, const SourceLoc& loc) {
-    if ((text_bytes += bytes) > k_max_text_bytes) {
-      throw UserError(point(loc), "the document expands to more than " + std::to_string(k_max_text_bytes >> 20) +
-                                      " MiB of text (aliases repeated inside aliases?)");
-    }
-  }
-
-  // Text that reaches scripts and JSON records must be UTF-8 (a Latin-1 byte is named where it is) and
-  // hold no NUL or CR: bash drops a NUL, so the program would get another value, and sbatch refuses CR.
-  void check_text(const std::string& text, const YAML::Mark& mark) {
-    count_text(text.size(), at(mark, 1));
-    if (std::string problem = text_problem(text); !problem.empty()) {
-      throw UserError(at(mark, text.size()), "'" + printable(text) + "' " + problem,
-                      is_valid_utf8(text) ? "" : "save the file as UTF-8 (iconv -f latin1 -t utf-8)");
-    }
-  }
-
-  static SourceLoc point(SourceLoc loc) {
-    loc.length = 1;
-    return loc;
-  }
+  void count_value(int depth, const SourceLoc& loc) { budget.count_value(depth, loc); }
+  void count_text(size_t bytes, const SourceLoc& loc) { budget.count_text(bytes, loc); }
+  void check_text(const std::string& text, const YAML::Mark& mark) { budget.check_text(text, at(mark, text.size())); }
 };
 
 // Builds the YamlNode tree from yaml-cpp's parser events in one pass. An alias is a copy of its anchor's
@@ -230,6 +200,31 @@ class TreeBuilder : public YAML::EventHandler {
 };
 
 }  // namespace
+
+void ValueBudget::count_value(int depth, const SourceLoc& loc) {
+  if (depth > k_max_depth) {
+    throw UserError(point(loc), "nesting deeper than " + std::to_string(k_max_depth) + " levels");
+  }
+  if (++m_values > k_max_values) {
+    throw UserError(point(loc), "the document expands to more than " + std::to_string(k_max_values) +
+                                    " values (aliases repeated inside aliases?)");
+  }
+}
+
+void ValueBudget::count_text(size_t bytes, const SourceLoc& loc) {
+  if ((m_text_bytes += bytes) > k_max_text_bytes) {
+    throw UserError(point(loc), "the document expands to more than " + std::to_string(k_max_text_bytes >> 20) +
+                                    " MiB of text (aliases repeated inside aliases?)");
+  }
+}
+
+void ValueBudget::check_text(const std::string& text, const SourceLoc& loc) {
+  count_text(text.size(), loc);
+  if (std::string problem = text_problem(text); !problem.empty()) {
+    throw UserError(loc, "'" + printable(text) + "' " + problem,
+                    is_valid_utf8(text) ? "" : "save the file as UTF-8 (iconv -f latin1 -t utf-8)");
+  }
+}
 
 const YamlNode* YamlNode::find(std::string_view key) const {
   for (const auto& entry : entries) {

@@ -3,6 +3,7 @@
 // are merged here without losing which file each value came from.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,6 +42,31 @@ struct MapEntry {
   std::string key;
   SourceLoc key_loc;
   YamlNode value;
+};
+
+// A job spec or profile is a few levels deep and a few hundred values big. Deeper nesting is a
+// recursive alias or an attack; more values is an alias bomb.
+constexpr int k_max_depth = 64;
+constexpr size_t k_max_values = 1'000'000;
+constexpr size_t k_max_text_bytes = 16u << 20;  // of all scalars and keys after expansion
+
+// The bounds and the text rule every tree of values is read under, whichever way it came in (a YAML
+// file, --set, EZPZ_*, the API's values; docs/limits.md). Each check throws UserError at `loc`.
+class ValueBudget {
+ public:
+  // One more value, `depth` levels down (the document is level 0): at most k_max_depth levels and
+  // k_max_values values in all.
+  void count_value(int depth, const SourceLoc& loc);
+  // `bytes` more of text (a copy of text already checked): at most k_max_text_bytes in all.
+  void count_text(size_t bytes, const SourceLoc& loc);
+  // One more text (a scalar or a key): counted, and UTF-8 without NUL or CR,
+  // as text reaches scripts and JSON records (bash drops a NUL, so the program would get another value,
+  // and sbatch refuses CR).
+  void check_text(const std::string& text, const SourceLoc& loc);
+
+ private:
+  size_t m_values = 0;
+  size_t m_text_bytes = 0;
 };
 
 // Parses YAML text. A malformed document throws UserError at yaml-cpp's location. An empty document

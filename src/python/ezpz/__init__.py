@@ -56,7 +56,7 @@ def _spec(spec):
     """A spec from a path (str or os.PathLike), YAML text (a str with a newline) or a dict, as the
     request member ``spec`` of ``ezpz api``."""
     if isinstance(spec, dict):
-        return {"values": spec}
+        return {"values": _api.plain(spec, "")}
     if isinstance(spec, _os.PathLike):
         return {"path": _os.fspath(spec)}
     if isinstance(spec, str):

@@ -71,13 +71,70 @@ def executable():
     return _EXECUTABLE
 
 
+# json's encoder recurses, and ezpz reads 64 levels at most (docs/limits.md): values nested deeper than
+# this are refused here, well before Python's recursion limit, at the place they are.
+_MAX_SENT_DEPTH = 200
+
+
+def plain(value, where, depth=0, enclosing=frozenset()):
+    """``value`` as JSON can carry it: dicts with string keys, lists, strings, numbers, booleans, None.
+    What cannot be sent raises an error that names its place (``env.A``, ``run[1]``): a value inside
+    itself or nested too deep (Error), text with a lone surrogate (Error), another type (TypeError).
+    The rules for the values themselves are ezpz's, applied to what arrives."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise Error(f"the value at '{where}' is not text ezpz can read: {error.reason} "
+                        f"at character {error.start}") from None
+        return value
+    if isinstance(value, _os.PathLike):
+        return plain(_os.fspath(value), where, depth, enclosing)
+    if not isinstance(value, (dict, list, tuple)):
+        raise TypeError(f"the value at '{where}' is a {type(value).__name__}; ezpz takes strings, numbers, "
+                        f"booleans, None, lists and dicts")
+    if id(value) in enclosing:
+        raise Error(f"the value at '{where}' contains itself")
+    if depth >= _MAX_SENT_DEPTH:
+        raise Error(f"the values at '{where}' nest deeper than {_MAX_SENT_DEPTH} levels")
+    inside = enclosing | {id(value)}
+    if not isinstance(value, dict):
+        return [plain(item, f"{where}[{index}]", depth + 1, inside) for index, item in enumerate(value)]
+    result = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise TypeError(f"the key {key!r:.60} at '{where}' is a {type(key).__name__}, not a string")
+        result[plain(key, where)] = plain(item, f"{where}.{key}" if where else key, depth + 1, inside)
+    return result
+
+
+def _text(value):
+    """``out``/``err`` of a runner's answer as text JSON can carry (bytes are decoded as UTF-8)."""
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _run_answer(run, argv, cwd):
+    """The caller's ``run(argv, cwd)`` as the reply ezpz api reads; an answer of another shape raises
+    Error naming the command."""
+    answer = run(argv, cwd)
+    if (not isinstance(answer, (tuple, list)) or len(answer) != 3 or isinstance(answer[0], bool)
+            or not isinstance(answer[0], int) or not all(isinstance(text, (str, bytes)) for text in answer[1:])):
+        raise Error(f"run({argv[0]!r}, ...) returned {answer!r:.200}; expected (exit_code, out, err): "
+                    f"an int and two strings")
+    return {"exit_code": answer[0], "out": _text(answer[1]), "err": _text(answer[2])}
+
+
 def call(name, run=None, **members):
     """The result of the API call ``name`` with the request's ``members``; raises Error for a problem
     the caller can fix. ``run(argv, cwd) -> (exit_code, out, err)`` runs scheduler commands instead of
     ezpz (submit, status, cancel)."""
     import json as _json
 
-    request = dict(members, call=name)
+    request = {key: plain(value, key) for key, value in members.items()}
+    request["call"] = name
     if run is not None:
         request["runner"] = "caller"
     answer, stderr, status = _converse(executable(), (_json.dumps(request) + "\n").encode("utf-8"), run)
@@ -138,9 +195,8 @@ def _converse(program, request, run):
                             continue
                         if run is None:
                             raise Error("ezpz api asked to run a command without a runner")
-                        exit_code, out, err = run(list(message["run"]["argv"]), message["run"]["cwd"])
-                        reply = {"exit_code": int(exit_code), "out": out, "err": err}
-                        _write_all(stdin, (_json.dumps(reply) + "\n").encode("utf-8", "surrogateescape"))
+                        reply = _run_answer(run, list(message["run"]["argv"]), message["run"]["cwd"])
+                        _write_all(stdin, (_json.dumps(reply) + "\n").encode("utf-8"))
     except BaseException:
         _os.kill(pid, 9)
         raise

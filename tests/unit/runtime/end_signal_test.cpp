@@ -24,15 +24,49 @@ namespace {
 using Variables = std::map<std::string, std::string>;
 
 TEST(SignalNames, TakeTheUsualSpellings) {
-  EXPECT_EQ(signal_number("USR2"), SIGUSR2);
-  EXPECT_EQ(signal_number("sigusr1"), SIGUSR1);
-  EXPECT_EQ(signal_number("SIGTERM"), SIGTERM);
-  EXPECT_EQ(signal_number(std::to_string(SIGUSR2)), SIGUSR2);
-  EXPECT_EQ(signal_number("USR3"), std::nullopt);
-  EXPECT_EQ(signal_number(""), std::nullopt);
-  EXPECT_EQ(signal_number("SIG"), std::nullopt);
+  EXPECT_EQ(signal_number("USR2", SignalUse::kill), SIGUSR2);
+  EXPECT_EQ(signal_number("sigusr1", SignalUse::kill), SIGUSR1);
+  EXPECT_EQ(signal_number("SIGTERM", SignalUse::kill), SIGTERM);
+  EXPECT_EQ(signal_number(std::to_string(SIGUSR2), SignalUse::kill), SIGUSR2);
+  EXPECT_EQ(signal_number("USR3", SignalUse::kill), std::nullopt);
+  EXPECT_EQ(signal_number("", SignalUse::kill), std::nullopt);
+  EXPECT_EQ(signal_number("SIG", SignalUse::kill), std::nullopt);
   EXPECT_EQ(signal_name(SIGUSR1), "USR1");
   EXPECT_EQ(signal_name(SIGSEGV), "signal " + std::to_string(SIGSEGV));
+}
+
+// KILL as the end signal ended every rank before the walltime with no checkpoint: a warning must be a
+// signal the ranks can catch. `ezpz kill --signal KILL` still sends it.
+TEST(SignalNames, TheEndSignalIsOneTheRanksCanCatch) {
+  EXPECT_EQ(signal_number("KILL", SignalUse::kill), SIGKILL);
+  EXPECT_EQ(signal_number("KILL", SignalUse::warning), std::nullopt);
+  EXPECT_EQ(signal_number(std::to_string(SIGKILL), SignalUse::warning), std::nullopt);
+  EXPECT_EQ(signal_number("USR2", SignalUse::warning), SIGUSR2);
+  EXPECT_NE(signal_problem("SIGKILL", SignalUse::warning).find("cannot be caught"), std::string::npos)
+      << signal_problem("SIGKILL", SignalUse::warning);
+  EXPECT_EQ(signal_problem("SIGKILL", SignalUse::kill), "");
+  const auto& names = signal_names(SignalUse::warning);
+  EXPECT_EQ(std::find(names.begin(), names.end(), "KILL"), names.end());
+  try {
+    end_signal(
+        table_env({{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_END_SIGNAL", "KILL"}, {"EZPZ_JOB_END_TIME", "1800000000"}}));
+    ADD_FAILURE() << "KILL taken as the end signal";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot be caught"), std::string::npos) << error.what();
+  }
+}
+
+// An end time that is set but unreadable was reported as "nothing says when the allocation ends".
+TEST(EndSignal, AnUnreadableEndTimeIsNamed) {
+  for (const char* text : {"soon", "-5", "99999999999999999999"}) {
+    try {
+      end_signal(table_env({{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_JOB_END_TIME", text}}));
+      ADD_FAILURE() << text;
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find("EZPZ_JOB_END_TIME='" + std::string(text) + "'"), std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 TEST(EndSignal, AbsentUnlessAskedFor) {
@@ -64,7 +98,7 @@ TEST(EndSignal, RefusesWhatItCannotHonour) {
                    {{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_END_SIGNAL", "USR3"}, {"EZPZ_JOB_END_TIME", "1800000000"}})),
                UserError);
   try {  // no end time: a missing walltime must not turn into a signal at a made-up time
-    end_signal(table_env({{"EZPZ_SIGNAL_BEFORE", "60"}, {"EZPZ_JOB_END_TIME", "soon"}}));
+    end_signal(table_env({{"EZPZ_SIGNAL_BEFORE", "60"}}));
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("nothing says when the allocation ends"), std::string::npos);

@@ -216,6 +216,9 @@ INSTANTIATE_TEST_SUITE_P(
             {{"PALS_RANKID", "2"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "4"}},
             "launcher variables disagree on the rank: PALS_RANKID=2 but PMI_RANK=1"},
         Bad{"not a number", {{"PMI_RANK", "x"}, {"PMI_SIZE", "4"}}, "PMI_RANK='x' is not a number"},
+        // A number over the cap is not "not a number"; bytes that would drive a terminal are shown escaped.
+        Bad{"over the cap", {{"RANK", "2147483647"}, {"WORLD_SIZE", "4"}}, "RANK='2147483647' is over 999999999"},
+        Bad{"terminal bytes", {{"PMI_RANK", "\033]0;x\007"}, {"PMI_SIZE", "4"}}, "PMI_RANK='\\x1b]0;x\\x07'"},
         Bad{"rank beyond the world",
             {{"RANK", "4"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "1"}},
             "launcher variables contradict each other: RANK=4, WORLD_SIZE=4"},

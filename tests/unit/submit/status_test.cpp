@@ -115,6 +115,49 @@ TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {
             "cancelled");
 }
 
+// An answer about another job is not this job's state: `status 55` once reported job 56's, and
+// `submit --wait` returned 0 on it.
+TEST(QueryStatus, AnAnswerAboutAnotherJobIsNotThisJobsState) {
+  struct AnotherJob {
+    const char* scheduler;
+    const char* asked;
+    std::string out;
+  };
+  const AnotherJob others[] = {
+      {"pbs", "55", R"({"Jobs":{"56.server":{"job_state":"F","Exit_status":0}}})"},
+      {"pbs", "55.server", R"({"Jobs":{"56.server":{"job_state":"F","Exit_status":0}}})"},
+      {"pbs", "5", R"({"Jobs":{"55.server":{"job_state":"F","Exit_status":0}}})"},
+      {"slurm", "55", "JobId=56 JobName=x JobState=COMPLETED ExitCode=0:0\n"},
+      {"slurm", "5", "JobId=55 JobName=x JobState=COMPLETED ExitCode=0:0\n"},
+      {"slurm", "55_3", "JobId=58 ArrayJobId=56 ArrayTaskId=3 JobState=COMPLETED ExitCode=0:0\n"},
+  };
+  for (const auto& other : others) {
+    test::FakeRunner runner;
+    runner.answers.push_back({0, other.out, ""});
+    JobStatus status = query_status(test::builtin_catalog().scheduler(other.scheduler), other.asked, runner);
+    EXPECT_EQ(job_state_name(status.state), "unknown") << other.scheduler << " " << other.asked << ": " << other.out;
+    EXPECT_NE(status.wait_exit_code(), 0) << other.out;
+    EXPECT_NE(status.detail.find("another job"), std::string::npos) << status.detail;
+  }
+  // The job asked about is found among others, by the forms the schedulers give it.
+  const AnotherJob same[] = {
+      {"pbs", "42", pbs("F", R"(,"Exit_status":0)")},
+      {"pbs", "42.server", pbs("F", R"(,"Exit_status":0)")},
+      {"pbs", "42",
+       R"({"Jobs":{"41.server":{"job_state":"R"},"42.server":{"job_state":"F","Exit_status":0},"43.server":{}}})"},
+      {"slurm", "42", "JobId=42 JobState=COMPLETED ExitCode=0:0\n"},
+      {"slurm", "42", "JobId=41 JobState=RUNNING\nJobId=42 JobState=COMPLETED ExitCode=0:0\n"},
+      {"slurm", "42_3", "JobId=45 ArrayJobId=42 ArrayTaskId=3 JobState=COMPLETED ExitCode=0:0\n"},
+      {"slurm", "42;cluster2", "JobId=42 JobState=COMPLETED ExitCode=0:0\n"},
+  };
+  for (const auto& job : same) {
+    test::FakeRunner runner;
+    runner.answers.push_back({0, job.out, ""});
+    JobStatus status = query_status(test::builtin_catalog().scheduler(job.scheduler), job.asked, runner);
+    EXPECT_EQ(job_state_name(status.state), "completed") << job.scheduler << " " << job.asked << ": " << job.out;
+  }
+}
+
 // OpenPBS's qstat with a closed stdin: "cannot connect", exit 0, no job. Once read as "unknown, done",
 // so `submit --wait` returned 0 at once.
 TEST(QueryStatus, ASuccessfulAnswerWithoutAJobIsAnError) {

@@ -201,6 +201,24 @@ TEST(Submit, OutputWithoutAJobIdIsAnError) {
   EXPECT_THROW(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()), UserError);
 }
 
+// A 20,000-digit id from the scheduler cannot name a record: its record stayed "pending-…" and submit said
+// 0. Now: an error that says the job may be queued, with the script kept.
+TEST(Submit, AnIdThatCannotBeAJobsIsAnErrorThatKeepsTheScript) {
+  Fixture f;
+  ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, std::string(20000, '7') + "\n", ""});
+  try {
+    submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
+    ADD_FAILURE() << "a 20,000-digit id was recorded";
+  } catch (const UserError& error) {
+    std::string text = error.what();
+    EXPECT_NE(text.find("is not a job id"), std::string::npos) << text.substr(0, 300);
+    EXPECT_LT(text.size(), 1000u) << "the id is shortened in the message";
+    EXPECT_NE(error.diagnostics()[0].hint.find("may have been submitted"), std::string::npos);
+  }
+}
+
 TEST(Submit, LocalSystemHasNothingToSubmitTo) {
   Fixture f;
   ResolvedJob job = job_for("system: local\nrun: [x]\n");
