@@ -168,6 +168,21 @@ TEST(CacheRecord, IsNeverWrittenThroughALink) {
   EXPECT_EQ(read_file(dir / "victim"), "precious");
 }
 
+// A FIFO in place of DEST's record hung yeet (and a link there was read through): neither is a record.
+TEST(CacheRecord, OnlyARegularFileIsARecord) {
+  TempDir dir;
+  ::mkdir((dir / "fifo").c_str(), 0755);
+  ASSERT_EQ(::mkfifo((dir / "fifo/.ezpz-yeet").c_str(), 0644), 0);
+  EXPECT_FALSE(read_cache_record(dir / "fifo"));
+  EXPECT_THROW(check_replaceable(dir / "fifo"), UserError);
+  ::mkdir((dir / "made").c_str(), 0755);
+  write_cache_record(dir / "made", CacheRecord{1, 2, "src"});
+  ::mkdir((dir / "link").c_str(), 0755);
+  ::symlink((dir / "made/.ezpz-yeet").c_str(), (dir / "link/.ezpz-yeet").c_str());
+  EXPECT_TRUE(read_cache_record(dir / "made"));
+  EXPECT_FALSE(read_cache_record(dir / "link"));
+}
+
 TEST(PendingCopyArchive, AnUnpackErrorNamesTheSourceNotTheStagingFile) {
   TempDir dir;
   write_file(dir / "broken.tar", "just some text\n");
