@@ -30,8 +30,10 @@ std::string file_kind(mode_t mode) {
   return "not a regular file";
 }
 
+// "it is a FIFO, not a regular file"; `mode` 0 when fstat failed.
 std::string not_regular(mode_t mode) {
-  return S_ISREG(mode) ? "it is a regular file" : "it is " + file_kind(mode) + ", not a regular file";
+  std::string kind = file_kind(mode);
+  return kind == "not a regular file" ? "it is not a regular file" : "it is " + kind + ", not a regular file";
 }
 
 // What is at `path` when it is not a regular file (looked at without opening it, so that a device is
