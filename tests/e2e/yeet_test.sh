@@ -126,6 +126,23 @@ check "--unpack of a non-tarball is refused" grep -q -- '--unpack needs a tarbal
 yeet 2 "$src/big.bin" "$workdir/onefile/%r"
 check "a file source lands as DEST/NAME" cmp -s "$src/big.bin" "$workdir/onefile/1/big.bin"
 
+# --- a sparse file stays sparse on every node; a /proc file (size 0, with content) is refused ---
+mkdir -p "$workdir/sparse"
+printf head >"$workdir/sparse/image" && truncate -s 64M "$workdir/sparse/image" && printf tail >>"$workdir/sparse/image"
+yeet 2 "$workdir/sparse" "$workdir/sparse-copy/%r"
+check "a sparse file is copied (exit $status)" cmp -s "$workdir/sparse/image" "$workdir/sparse-copy/1/image"
+on_disk=$(du -k "$workdir/sparse-copy/1/image" | cut -f1)
+check "... and stays sparse on the node ($on_disk KiB on disk for 64 MiB)" test "$on_disk" -lt 1024
+tar -C "$workdir" -czf "$workdir/sparse.tar.gz" sparse # the zeros stored, compressed
+yeet 2 --unpack "$workdir/sparse.tar.gz" "$workdir/sparse-unpacked/%r"
+on_disk=$(du -k "$workdir/sparse-unpacked/1/sparse/image" | cut -f1)
+check "unpacked from a tarball, it is sparse too (exit $status, $on_disk KiB on disk)" test "$on_disk" -lt 1024
+yeet 2 /proc/self/status "$workdir/proc-copy/%r"
+check "a /proc file is refused, not copied empty (exit $status)" test "$status" -eq 1
+check "... saying why ($(head -c 300 "$workdir/err"))" \
+  grep -q "'/proc/self/status' is on proc, where a file's size is not what it holds" "$workdir/err"
+check "... and nothing is copied" test ! -e "$workdir/proc-copy/0"
+
 # --- %n: several "nodes" on one machine ---
 timeout 60 mpiexec.mpich -n 1 -env EZPZ_NODE_NAME alpha "$ezpz" yeet --quiet "$src" "$workdir/nodes/%n" : \
   -n 1 -env EZPZ_NODE_NAME beta "$ezpz" yeet --quiet "$src" "$workdir/nodes/%n" 2>"$workdir/err"

@@ -1,28 +1,43 @@
 // `ezpz logs`: the output file a job was recorded with, optionally followed until the job ends.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_commands.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/file.hpp"
 
 namespace ezpz::core {
 namespace {
 
-// Copies what `path` has beyond `offset` to stdout; returns the new offset. Reads in blocks rather
-// than `cout << rdbuf()`, which sets failbit on cout when there is nothing new, and then every later
-// write is lost.
-std::streamoff print_from(const std::string& path, std::streamoff offset) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return offset;
-  in.seekg(offset);
+// Copies what `path` has beyond `offset` to stdout; returns the new offset, or nullopt when there is no
+// file (yet). A file shorter than `offset` was truncated (a requeue, a log rotation): it is printed
+// from its start again, and stderr says so, as `tail -F` does. Reads in blocks rather than
+// `cout << rdbuf()`, which sets failbit on cout when there is nothing new, and then every later write
+// is lost.
+std::optional<off_t> print_from(const std::string& path, off_t offset) {
+  FileDescriptor file = open_regular_file(path, "the output file '" + path + "'");
+  if (!file) return std::nullopt;
+  struct stat info {};
+  if (::fstat(file.get(), &info) == 0 && info.st_size < offset) {
+    std::cout.flush();
+    std::cerr << "ezpz: " << path << ": file truncated\n";
+    offset = 0;
+  }
   char buffer[64 * 1024];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    std::cout.write(buffer, in.gcount());
-    offset += in.gcount();
+  for (;;) {
+    ssize_t got = ::pread(file.get(), buffer, sizeof buffer, offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    std::cout.write(buffer, got);
+    offset += got;
   }
   std::cout.flush();
   return offset;
@@ -56,16 +71,23 @@ int run_logs(const LogsCommandOptions& options) {
                     options.error_file ? "its standard error goes into its output file: ezpz logs " + ref.job_id : "");
   }
   SystemProcessRunner runner;
-  std::streamoff offset = 0;
+  off_t offset = 0;
+  bool found = false;
+  auto print = [&] {
+    if (auto now = print_from(path, offset)) {
+      offset = *now;
+      found = true;
+    }
+  };
   while (options.follow) {
     // The state first: output written before the job ended is printed by the read after it.
     bool done = query_status(*ref.scheduler, ref.job_id, runner).done();
-    offset = print_from(path, offset);
+    print();
     if (done) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
-  if (!options.follow) offset = print_from(path, offset);
-  if (offset == 0 && !std::ifstream(path)) {
+  if (!options.follow) print();
+  if (!found) {
     throw UserError("job " + ref.job_id + " has not written " + path + " yet",
                     missing_file_hint(ref, query_status(*ref.scheduler, ref.job_id, runner)));
   }

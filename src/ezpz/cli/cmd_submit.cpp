@@ -71,6 +71,7 @@ int run_submit_script(const SubmitCommandOptions& command_options) {
   for (const auto& name : installation.catalog.scheduler_names())
     prefixes.push_back(installation.catalog.scheduler(name).directive_prefix);
   if (command_options.dry_run) {
+    read_batch_script(script.path);
     std::cout << "ezpz: would submit " << job.spec_path << " as it is with " << join(scheduler.submit, " ")
               << " on system '" << script.system << "'" << std::endl;
     return k_exit_ok;

@@ -1,11 +1,12 @@
 // The checks about this node's hardware: devices and node-local storage.
+#include <stdlib.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <string_view>
 
 #include "ezpz/doctor/checks.hpp"
 #include "ezpz/runtime/device.hpp"
@@ -104,19 +105,22 @@ std::vector<Finding> check_node_local(const DoctorInputs& inputs) {
   if (stats.f_bavail == 0) {
     return {error_finding(name, dir + " has no free space: it is full", "free space there, or ask the site")};
   }
-  std::string probe = (fs::path(dir) / ("ezpz-doctor-" + std::to_string(::getpid()))).string();
-  {
-    std::ofstream out(probe);
-    out << "ezpz doctor\n";
-    out.flush();
-    if (!out) {
-      int code = errno;
-      fs::remove(probe, error);
-      return {error_finding(name, dir + " is not writable: " + std::strerror(code),
-                            "stage: and caches there will fail: ask the site, or stage elsewhere")};
-    }
+  // mkstemp: node-local storage is shared (/tmp), and a link planted at a predictable name would have
+  // had the probe truncate the link's target.
+  std::string probe = (fs::path(dir) / "ezpz-doctor-XXXXXX").string();
+  int fd = ::mkstemp(probe.data());
+  constexpr std::string_view k_probe_text = "ezpz doctor\n";
+  bool written =
+      fd >= 0 && ::write(fd, k_probe_text.data(), k_probe_text.size()) == static_cast<ssize_t>(k_probe_text.size());
+  int code = errno;
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
   }
-  fs::remove(probe, error);
+  if (!written) {
+    return {error_finding(name, dir + " is not writable: " + std::strerror(code),
+                          "stage: and caches there will fail: ask the site, or stage elsewhere")};
+  }
   std::string text = dir + " is writable, " + gib(free) + " free";
   uintmax_t needed = 0;
   if (inputs.job && inputs.job->spec.stage) {

@@ -1,13 +1,12 @@
 #include "ezpz/runtime/rank_output.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -29,11 +28,10 @@ RankOutput::RankOutput(const RankOutputPlan& plan) : m_plan(plan) {
   std::error_code error;
   std::filesystem::create_directories(plan.log_dir, error);
   m_log_path = plan.log_dir + "/rank-" + std::to_string(plan.rank) + ".log";
-  m_log_fd = open(m_log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (m_log_fd < 0) {
-    throw UserError("cannot open the log file '" + m_log_path + "': " + std::strerror(errno),
-                    error ? "cannot create the directory: " + error.message() : "check --log-dir / supervise.log_dir");
-  }
+  m_log_fd =
+      open_for_append(m_log_path, "the log file '" + m_log_path + "'",
+                      error ? "cannot create the directory: " + error.message() : "check --log-dir / supervise.log_dir")
+          .release();
 }
 
 RankOutput::~RankOutput() {

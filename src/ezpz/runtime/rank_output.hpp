@@ -21,7 +21,8 @@ struct RankOutputPlan {
 
 class RankOutput {
  public:
-  // Opens the log file (created with its directory, appended to). Throws UserError when it cannot.
+  // Opens the log file (created with its directory, appended to). Throws UserError when it cannot, or
+  // when it is not a regular file: a link is never followed, a FIFO never waited for.
   explicit RankOutput(const RankOutputPlan& plan);
   ~RankOutput();
   RankOutput(const RankOutput&) = delete;

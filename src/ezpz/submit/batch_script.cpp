@@ -1,9 +1,10 @@
 // Submitting a batch script the user wrote, and reading its directives for the record.
 #include "ezpz/submit/batch_script.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -43,9 +44,32 @@ std::optional<std::string> after_prefix(const std::string& line, const std::stri
 
 bool is_batch_script(const std::string& path) {
   if (path == "-") return false;
-  std::ifstream in(path, std::ios::binary);
-  char start[2] = {};
-  return in.read(start, 2) && start[0] == '#' && start[1] == '!';
+  try {
+    FileDescriptor file = open_regular_file(path, "'" + path + "'");
+    char start[2] = {};
+    return file && ::read(file.get(), start, 2) == 2 && start[0] == '#' && start[1] == '!';
+  } catch (const UserError&) {
+    return false;  // not a regular file: loading it as a spec says so
+  }
+}
+
+std::string read_batch_script(const std::string& path) {
+  std::string text =
+      read_regular_file(path, "the batch script " + path, k_max_script_bytes, "check the path and its permissions");
+  // The first of the two: sbatch refuses a script with either ("Batch script contains DOS line breaks",
+  // "... contains a NULL character"), and bash would run "hostname\r" or drop the NUL.
+  std::size_t at = std::min(text.find('\0'), text.find("\r\n"));
+  if (at == std::string::npos) return text;
+  std::size_t line_start = text.rfind('\n', at);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(line_start), '\n'));
+  SourceLoc where{make_source(path, text), line, static_cast<int>(at - line_start) + 1, 1};
+  if (text[at] == '\0') {
+    throw UserError(where, "a NUL byte; the scheduler refuses a script that holds one, and bash would drop it",
+                    "remove it");
+  }
+  throw UserError(where, "the line ends in CR LF (a DOS line end); the scheduler refuses such a script",
+                  "convert the file to Unix line ends: dos2unix " + path + ", or sed -i 's/\\r$//' " + path);
 }
 
 ScriptDirectives read_script_directives(const std::string& text, const Scheduler& scheduler,
@@ -93,8 +117,7 @@ JobRecord submit_script(const ScriptSubmission& script, const Scheduler& schedul
     throw UserError("system '" + script.system + "' has no scheduler to submit " + script.path + " to",
                     "name the system whose scheduler should run it: --system NAME (ezpz systems)");
   }
-  std::string text = read_regular_file(script.path, "the batch script " + script.path, k_max_spec_bytes,
-                                       "check the path and its permissions");
+  std::string text = read_batch_script(script.path);
   ScriptDirectives directives = read_script_directives(text, scheduler, other_prefixes);
   for (const auto& prefix : directives.prefixes) {
     if (prefix == scheduler.directive_prefix) continue;

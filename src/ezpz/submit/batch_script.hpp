@@ -17,6 +17,11 @@ namespace ezpz::core {
 // False when it cannot be read (loading it as a spec then reports why).
 bool is_batch_script(const std::string& path);
 
+// The text of the batch script at `path`, as the scheduler takes it: a regular file of at most
+// k_max_script_bytes without CR LF line ends or NUL bytes. Throws UserError naming the file, or the
+// line and column of the first CR LF or NUL.
+std::string read_batch_script(const std::string& path);
+
 // What the script's directives say that the record needs. Like qsub and sbatch, only the directive
 // lines before the first command are read; the last value of an option wins.
 struct ScriptDirectives {

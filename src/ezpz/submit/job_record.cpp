@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/file.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -66,8 +68,8 @@ std::vector<JobRecord> list_records(const std::string& root) {
     fs::path file = entry.path() / "record.json";
     if (!fs::exists(file, error)) continue;
     try {
-      std::ifstream in(file);
-      JobRecord record = JobRecord::from_json(nlohmann::json::parse(in), entry.path().string());
+      std::string text = read_regular_file(file.string(), "the record", k_max_record_bytes, {}, Links::refuse);
+      JobRecord record = JobRecord::from_json(nlohmann::json::parse(text), entry.path().string());
       // Only records filed under their own id: one kept aside for a reused id (".before-…") is history.
       if (fs::path(record_dir(root, record.job_id)).filename() != entry.path().filename()) continue;
       found.emplace_back(fs::last_write_time(file, error), std::move(record));
@@ -88,20 +90,24 @@ std::string decisions_path(const std::string& record_dir) {
 void append_decision(const std::string& record_dir, const nlohmann::json& decision) {
   std::error_code error;
   fs::create_directories(record_dir, error);
+  const std::string path = decisions_path(record_dir);
+  FileDescriptor file = open_for_append(path, "'" + path + "' to record a failover decision",
+                                        error ? "cannot create its directory: " + error.message() : "");
   // One write of one line with O_APPEND: a reader never sees half a decision.
   std::string line = decision.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  std::FILE* file = std::fopen(decisions_path(record_dir).c_str(), "a");
-  bool written = file != nullptr && std::fwrite(line.data(), 1, line.size(), file) == line.size();
-  if (file != nullptr && std::fclose(file) != 0) written = false;
-  if (!written) {
-    throw UserError("cannot record a failover decision in " + decisions_path(record_dir) + ": " +
-                    (error ? error.message() : std::string(std::strerror(errno))));
+  ssize_t written = ::write(file.get(), line.data(), line.size());
+  if (written != static_cast<ssize_t>(line.size())) {
+    throw UserError("cannot record a failover decision in '" + path +
+                    "': " + (written < 0 ? std::string(std::strerror(errno)) : "the disk is full"));
   }
 }
 
 std::vector<nlohmann::json> read_decisions(const std::string& record_dir) {
   std::vector<nlohmann::json> decisions;
-  std::ifstream in(decisions_path(record_dir));
+  const std::string path = decisions_path(record_dir);
+  FileDescriptor file = open_regular_file(path, "'" + path + "'", Links::refuse);
+  if (!file) return decisions;
+  std::istringstream in(read_open_file(file, "'" + path + "'", k_max_record_bytes));
   std::string line;
   while (std::getline(in, line)) {
     auto decision = nlohmann::json::parse(line, nullptr, false);
@@ -120,9 +126,10 @@ std::optional<JobRecord> find_record(const std::string& root, const std::string&
     }
     return std::nullopt;
   }
+  std::string text = read_regular_file(file.string(), "the record of job '" + job_id + "' ('" + file.string() + "')",
+                                       k_max_record_bytes, {}, Links::refuse);
   try {
-    std::ifstream in(file);
-    return JobRecord::from_json(nlohmann::json::parse(in), fs::path(file).parent_path().string());
+    return JobRecord::from_json(nlohmann::json::parse(text), fs::path(file).parent_path().string());
   } catch (const nlohmann::json::exception& damage) {
     throw UserError("the record of job '" + job_id + "' is damaged: " + file.string() + ": " + damage.what(),
                     "the job's script is kept beside it (job.sh); pass --system to reach the job without its record");

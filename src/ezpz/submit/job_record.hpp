@@ -34,7 +34,8 @@ std::string records_root(const std::string& flag);
 // The directory for a job id in `root` (ids are made file-name safe).
 std::string record_dir(const std::string& root, const std::string& job_id);
 
-// Every record under `root`, oldest first; a record that cannot be read is skipped with a warning.
+// Every record under `root`, oldest first; a record that cannot be read (or is not a regular file:
+// a link, a FIFO) is skipped with a warning.
 std::vector<JobRecord> list_records(const std::string& root);
 
 // The failover decisions `ezpz launch --spare-nodes` recorded for a job, one JSON object per line, in
@@ -42,14 +43,17 @@ std::vector<JobRecord> list_records(const std::string& root);
 std::string decisions_path(const std::string& record_dir);
 
 // Appends one decision to the job's record directory, making the directory when the job was not
-// submitted by ezpz. Throws UserError when it cannot be written.
+// submitted by ezpz. Throws UserError when it cannot be written, or when decisions.jsonl is not a
+// regular file (a link is never followed, a FIFO never waited for: util/file.hpp, open_for_append).
 void append_decision(const std::string& record_dir, const nlohmann::json& decision);
 
 // The decisions recorded in `record_dir`, oldest first; none when there are none. A line that is not
-// a JSON object is skipped.
+// a JSON object is skipped. Throws UserError when decisions.jsonl is not a regular file (a link, a
+// FIFO) or holds more than k_max_record_bytes.
 std::vector<nlohmann::json> read_decisions(const std::string& record_dir);
 
-// The record of `job_id` under `root`, if there is one.
+// The record of `job_id` under `root`, if there is one. Throws UserError when its record.json is not a
+// regular file (a link, a FIFO), is too large or is damaged.
 std::optional<JobRecord> find_record(const std::string& root, const std::string& job_id);
 
 }  // namespace ezpz::core

@@ -1,9 +1,11 @@
 // Submitting a rendered script and recording it.
 #include "ezpz/submit/submit.hpp"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <regex>
 
@@ -23,15 +25,18 @@ std::string job_number(const std::string& job_id) {
 }
 
 std::string begin_record(const SubmitOptions& options, const std::string& tag, const std::vector<KeptFile>& files) {
-  std::string pending = record_dir(options.records_root, "pending-" + tag + "-" + std::to_string(::getpid()));
-  try {
-    fs::create_directories(pending);
-    for (const auto& file : files) {
-      write_file_atomically((fs::path(pending) / file.name).string(), file.text, file.executable);
-    }
-  } catch (const fs::filesystem_error& error) {
-    throw UserError("cannot keep the job's record in " + options.records_root + ": " + error.code().message(),
+  // mkdtemp: a new directory (mode 0700: the script holds the spec's env:) under a name no one can
+  // guess, where a records directory others can write could hold a link planted at a predictable one.
+  std::string pending = record_dir(options.records_root, "pending-" + tag + "-XXXXXX");
+  std::error_code error;
+  fs::create_directories(options.records_root, error);
+  if (error || ::mkdtemp(pending.data()) == nullptr) {
+    throw UserError("cannot keep the job's record in " + options.records_root + ": " +
+                        (error ? error : std::error_code(errno, std::generic_category())).message(),
                     "nothing was submitted; choose a writable directory with --records DIR or $EZPZ_RECORDS_DIR");
+  }
+  for (const auto& file : files) {
+    write_file_atomically((fs::path(pending) / file.name).string(), file.text, file.executable);
   }
   return pending;
 }

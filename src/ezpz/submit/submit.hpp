@@ -35,8 +35,9 @@ struct KeptFile {
   bool executable = false;
 };
 
-// Makes a new pending record directory in options.records_root holding `files`; `tag` makes its name
-// unique. Throws UserError, before anything is submitted, when it cannot be written.
+// Makes a new pending record directory, options.records_root/pending-TAG-<random> (mode 0700), holding
+// `files` (written with write_file_atomically). Throws UserError, before anything is submitted, when it
+// cannot be written.
 std::string begin_record(const SubmitOptions& options, const std::string& tag, const std::vector<KeptFile>& files);
 
 // Runs `argv` in options.submit_dir and returns the job id it printed (scheduler.job_id_pattern).

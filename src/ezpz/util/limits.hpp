@@ -13,6 +13,15 @@ constexpr long k_max_count = 1'000'000;
 // A job spec or a system profile file (the largest shipped profile is a few KiB).
 constexpr std::size_t k_max_spec_bytes = 1u << 20;
 
+// A batch script the user submits as it is (`ezpz submit job.sh`): what the schedulers take by default,
+// the larger of OpenPBS's jobscript_max_size, 100 MB (src/include/pbs_internal.h, DFLT_JOBSCRIPT_MAX_SIZE
+// "100mb") and Slurm's max_script_size, 4 MB (slurm.conf(5), SchedulerParameters). Over a site's own
+// limit, the scheduler's error says so.
+constexpr std::size_t k_max_script_bytes = 100u << 20;
+
+// A job record's files that ezpz reads back (record.json, decisions.jsonl): a few KiB each.
+constexpr std::size_t k_max_record_bytes = 16u << 20;
+
 // A host file ($PBS_NODEFILE, --hostfile): a 10,000-node allocation with 128 ranks per node listed
 // is about 80 MiB of names.
 constexpr std::size_t k_max_hostfile_bytes = 256u << 20;

@@ -19,8 +19,9 @@ namespace {
 
 // No ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS: every path handed to libarchive starts with the absolute
 // `into`, so that flag would refuse them all; absolute members are refused by name instead.
-constexpr int k_extract_flags =
-    ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS;
+// ARCHIVE_EXTRACT_SPARSE: blocks of zeros become holes, as in a copied file (pending_copy.hpp).
+constexpr int k_extract_flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+                                ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SPARSE;
 constexpr size_t k_block_size = 1 << 16;
 constexpr la_int64_t k_tar_block = 512;
 

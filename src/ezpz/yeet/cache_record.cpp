@@ -13,6 +13,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/hash.hpp"
+#include "ezpz/util/limits.hpp"
 
 namespace ezpz::core::yeet {
 namespace {
@@ -37,7 +38,13 @@ bool entry_matches(const std::string& dest, const Entry& entry, bool relocated) 
 }  // namespace
 
 std::optional<CacheRecord> read_cache_record(const std::string& dest) {
-  std::ifstream in(dest + "/" + k_record_name);
+  std::istringstream in;
+  try {
+    // Never through a link, never a FIFO (it hung yeet): neither is a record yeet wrote.
+    in.str(read_regular_file(dest + "/" + k_record_name, "the record", k_max_record_bytes, {}, Links::refuse));
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
   std::string header, key_word, content_word, source_word;
   CacheRecord record;
   std::string key_hex, content_hex;

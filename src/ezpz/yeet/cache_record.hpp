@@ -18,7 +18,8 @@ struct CacheRecord {
   std::string source;
 };
 
-// The record in `dest`, if `dest` is a directory holding a readable one.
+// The record in `dest`, if `dest` is a directory holding a readable one: a regular file (a link or a
+// FIFO there is none, and is not waited for).
 std::optional<CacheRecord> read_cache_record(const std::string& dest);
 
 // Writes the record into `directory` (the staging directory, before it is renamed to DEST).

@@ -2,12 +2,16 @@
 #include "ezpz/yeet/manifest.hpp"
 
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <string_view>
+#include <utility>
 
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
@@ -29,13 +33,33 @@ std::string join(const std::string& parent, const std::string& name) {
   return parent.empty() ? name : parent + "/" + name;
 }
 
+// File systems whose sizes are not what their files hold (statfs(2) magic numbers): a /proc file says
+// 0 bytes and has content, a /sys file says 4096 and has less. yeet streams as many bytes as the size
+// says, so such a file would arrive empty, or fail as "shorter while it was copied".
+constexpr std::pair<long, std::string_view> k_pseudo_file_systems[] = {
+    {0x9fa0, "proc"},           {0x62656572, "sysfs"}, {0x64626720, "debugfs"}, {0x74726163, "tracefs"},
+    {0x73636673, "securityfs"}, {0x27e0eb, "cgroup"},  {0x63677270, "cgroup2"}, {0x62656570, "configfs"}};
+
 struct Scanner {
   std::string root;
   Manifest& manifest;
+  std::map<dev_t, std::string_view> file_systems = {};  // the pseudo file system of each device, or ""
+
+  // The name of the pseudo file system `path` (on `device`) is on, or "" (one statfs per device).
+  std::string_view pseudo_file_system(dev_t device, const std::string& path) {
+    auto [known, added] = file_systems.try_emplace(device);
+    struct statfs info {};
+    if (added && ::statfs(path.c_str(), &info) == 0) {
+      for (const auto& [magic, name] : k_pseudo_file_systems) {
+        if (static_cast<long>(info.f_type) == magic) known->second = name;
+      }
+    }
+    return known->second;
+  }
 
   std::string full(const std::string& relative) const { return relative.empty() ? root : root + "/" + relative; }
 
-  Entry entry_for(const std::string& relative, const struct stat& info) const {
+  Entry entry_for(const std::string& relative, const struct stat& info) {
     Entry entry;
     entry.path = relative;
     entry.mode = info.st_mode & 07777;
@@ -45,6 +69,11 @@ struct Scanner {
     } else if (S_ISREG(info.st_mode)) {
       entry.kind = EntryKind::file;
       entry.size = static_cast<std::uint64_t>(info.st_size);
+      if (std::string_view pseudo = pseudo_file_system(info.st_dev, full(relative)); !pseudo.empty()) {
+        throw UserError("'" + full(relative) + "' is on " + std::string(pseudo) +
+                            ", where a file's size is not what it holds (yeet copies as many bytes as the size says)",
+                        "copy it into a regular file first (cp '" + full(relative) + "' FILE) and yeet that");
+      }
     } else if (S_ISLNK(info.st_mode)) {
       entry.kind = EntryKind::symlink;
       entry.target = read_link(relative, info);

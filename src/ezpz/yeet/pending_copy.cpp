@@ -23,6 +23,8 @@ namespace ezpz::core::yeet {
 namespace {
 
 constexpr std::size_t k_write_bytes = 1u << 20;
+// The unit of holes: the page size, and the block size of the usual file systems.
+constexpr std::size_t k_hole_block = 4096;
 
 std::string errno_text() {
   return std::strerror(errno);
@@ -134,22 +136,44 @@ void PendingCopy::write(const char* data, std::size_t size) {
     for (std::size_t done = 0; done < piece.length;) {
       std::size_t part = std::min(k_write_bytes, piece.length - done);
       m_hash.update(at + done, part);
-      for (std::size_t written = 0; written < part;) {
-        ssize_t wrote = ::write(m_fd, at + done + written, part - written);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) throw UserError("cannot write '" + shown(entry) + "': " + errno_text());
-        written += static_cast<std::size_t>(wrote);
-      }
+      write_data(entry, at + done, part, piece.offset + done);
       done += part;
     }
     m_bytes += piece.length;
     if (piece.last) {
       m_hashes[piece.file] = m_hash.digest();
-      int status = ::close(m_fd);
+      // A hole at the end is no write: the size is set here.
+      int status = m_end < entry.size ? ::ftruncate(m_fd, static_cast<off_t>(entry.size)) : 0;
+      if (::close(m_fd) != 0) status = -1;
       m_fd = -1;
+      m_end = 0;
       if (status != 0) throw UserError("cannot write '" + shown(entry) + "': " + errno_text());
     }
   });
+}
+
+void PendingCopy::write_data(const Entry& entry, const char* data, std::size_t size, std::uint64_t offset) {
+  auto write_run = [&](std::size_t start, std::size_t end) {
+    for (std::size_t done = start; done < end;) {
+      ssize_t wrote = ::pwrite(m_fd, data + done, end - done, static_cast<off_t>(offset + done));
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) throw UserError("cannot write '" + shown(entry) + "': " + errno_text());
+      done += static_cast<std::size_t>(wrote);
+    }
+    if (end > start) m_end = offset + end;
+  };
+  // Blocks of zeros (aligned in the file) are left unwritten, as holes: a sparse file (a disk image, a
+  // preallocated checkpoint) stays sparse on the node. The bytes between are written in one call.
+  std::size_t run = 0;
+  for (std::size_t block = 0; block < size;) {
+    std::size_t end = std::min(size, block + k_hole_block - (offset + block) % k_hole_block);
+    if (data[block] == 0 && std::memcmp(data + block, data + block + 1, end - block - 1) == 0) {
+      write_run(run, block);
+      run = end;
+    }
+    block = end;
+  }
+  write_run(run, size);
 }
 
 void PendingCopy::verify(const std::vector<std::uint64_t>& expected) const {

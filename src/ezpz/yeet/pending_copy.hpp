@@ -24,8 +24,9 @@ class PendingCopy {
   PendingCopy(const PendingCopy&) = delete;
   PendingCopy& operator=(const PendingCopy&) = delete;
 
-  // Writes the next `size` bytes of the content stream. Throws UserError naming the DEST path on
-  // I/O errors (the caller keeps receiving and drops the rest).
+  // Writes the next `size` bytes of the content stream; blocks of zeros (4 KiB, aligned in the file)
+  // become holes, so a sparse source stays sparse. Throws UserError naming the DEST path on I/O errors
+  // (the caller keeps receiving and drops the rest).
   void write(const char* data, std::size_t size);
 
   // Checks every file against `expected` (the source's hashes in content_files() order), unpacks an
@@ -40,6 +41,8 @@ class PendingCopy {
   std::string staged(const Entry& entry) const;
   std::string shown(const Entry& entry) const;
   void create_skeleton();
+  // Writes `size` bytes of the open file at `offset`, its blocks of zeros as holes.
+  void write_data(const Entry& entry, const char* data, std::size_t size, std::uint64_t offset);
   void verify(const std::vector<std::uint64_t>& expected) const;
   void restore_metadata() const;
   void move_into_place();
@@ -51,6 +54,7 @@ class PendingCopy {
   std::vector<std::uint64_t> m_hashes;
   StreamHash m_hash;
   int m_fd = -1;
+  std::uint64_t m_end = 0;  // the end of the last bytes written to the open file
   std::uint64_t m_bytes = 0;
   bool m_committed = false;
 };

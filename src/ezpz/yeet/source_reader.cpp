@@ -2,6 +2,7 @@
 #include "ezpz/yeet/source_reader.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,9 +33,17 @@ void SourceReader::read(char* out, std::size_t size) {
     const Entry& entry = m_manifest.entries[m_cursor.content_files()[piece.file]];
     if (piece.first) {
       m_hash.reset();
-      m_fd = ::open(path_of(entry).c_str(), O_RDONLY | O_CLOEXEC);
+      // As it was scanned (lstat): a link or a FIFO put there since is not followed, nor waited for.
+      m_fd = ::open(path_of(entry).c_str(),
+                    O_RDONLY | O_CLOEXEC | O_NONBLOCK | (m_manifest.kind == SourceKind::directory ? O_NOFOLLOW : 0));
       m_file_ok = m_fd >= 0;
-      if (!m_file_ok) fail("cannot read '" + path_of(entry) + "': " + std::strerror(errno));
+      struct stat info {};
+      if (!m_file_ok) {
+        fail("cannot read '" + path_of(entry) + "': " + std::strerror(errno));
+      } else if (::fstat(m_fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        fail("cannot read '" + path_of(entry) + "': it is no longer a regular file");
+        m_file_ok = false;
+      }
     }
     char* at = out + piece.stream_start;
     std::size_t filled = 0;
@@ -45,6 +54,7 @@ void SourceReader::read(char* out, std::size_t size) {
         fail(got == 0 ? "'" + path_of(entry) + "' became shorter while it was copied"
                       : "cannot read '" + path_of(entry) + "': " + std::strerror(errno));
         m_file_ok = false;
+        break;
       }
       filled += static_cast<std::size_t>(got);
     }

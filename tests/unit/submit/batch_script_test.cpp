@@ -140,6 +140,44 @@ TEST(BatchScript, AnotherSchedulersDirectivesAreRefusedBeforeAnythingRuns) {
   EXPECT_TRUE(runner.calls.empty());
 }
 
+// sbatch refuses both (and bash would run "hostname\r"): refused at their line before anything runs.
+TEST(BatchScript, DosLineEndsAndNulBytesAreRefusedAtTheirLine) {
+  Fixture f;
+  struct Case {
+    std::string text;
+    int line;
+    int column;
+    std::string message;
+  };
+  const std::string nul(1, '\0');
+  for (const Case& c : {Case{"#!/bin/bash\n#SBATCH -N 2\r\nhostname\r\n", 2, 13, "CR LF"},
+                        Case{"#!/bin/bash\n#SBATCH -J a" + nul + "b\nhostname\n", 2, 13, "NUL"},
+                        Case{"#!/bin/bash\nhostname\necho " + nul + "\n", 3, 6, "NUL"}}) {
+    std::string path = f.write("job.sh", c.text);
+    test::FakeRunner runner;
+    try {
+      submit_script({path, "slurm", {}}, scheduler("slurm"), k_prefixes, runner, f.options());
+      ADD_FAILURE() << "accepted: " << c.text;
+    } catch (const UserError& error) {
+      const Diagnostic& found = error.diagnostics().front();
+      EXPECT_EQ(found.loc.describe(), path + ":" + std::to_string(c.line) + ":" + std::to_string(c.column));
+      EXPECT_NE(found.message.find(c.message), std::string::npos) << found.message;
+    }
+    EXPECT_TRUE(runner.calls.empty());
+  }
+}
+
+// sbatch takes 4 MB by default, qsub 100 MB: a script of a few MiB is submitted.
+TEST(BatchScript, AScriptOfAFewMebibytesIsSubmitted) {
+  Fixture f;
+  std::string text = "#!/bin/bash\n";
+  while (text.size() < (3u << 20)) text += "# a long comment line to make the script long, as generated scripts are\n";
+  std::string path = f.write("long.sh", text + "hostname\n");
+  test::FakeRunner runner;
+  runner.answers.push_back({0, "78\n", ""});
+  EXPECT_EQ(submit_script({path, "slurm", {}}, scheduler("slurm"), k_prefixes, runner, f.options()).job_id, "78");
+}
+
 TEST(BatchScript, AFailedSubmissionSaysWhatRanAndKeepsTheRecord) {
   Fixture f;
   std::string path = f.write("job.sh", "#!/bin/bash\nsrun x\n");

@@ -54,6 +54,21 @@ TEST(ScanSource, AFileBecomesDestSlashItsNameAndATarballOneArchiveEntry) {
   EXPECT_EQ(scan_source(dir / "env.tar.gz", false).kind, SourceKind::file);
 }
 
+// /proc files give a size of 0 and still have content: yeet copied them empty, said "copied" and
+// exited 0.
+TEST(ScanSource, RefusesFilesWhoseSizeIsNotWhatTheyHold) {
+  for (const std::string path : {"/proc/self/status", "/proc/cpuinfo"}) {
+    try {
+      scan_source(path, false);
+      ADD_FAILURE() << path << " was accepted";
+    } catch (const UserError& error) {
+      EXPECT_EQ(std::string(error.what()), "'" + path +
+                                               "' is on proc, where a file's size is not what it holds (yeet "
+                                               "copies as many bytes as the size says)");
+    }
+  }
+}
+
 TEST(ScanSource, RefusesWhatItCannotCopy) {
   TempDir dir;
   write_file(dir / "plain.txt", "x");

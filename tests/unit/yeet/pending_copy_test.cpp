@@ -3,6 +3,7 @@
 // a disk that fills while a tarball is unpacked.
 #include "ezpz/yeet/pending_copy.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -167,6 +168,21 @@ TEST(CacheRecord, IsNeverWrittenThroughALink) {
   EXPECT_EQ(read_file(dir / "victim"), "precious");
 }
 
+// A FIFO in place of DEST's record hung yeet (and a link there was read through): neither is a record.
+TEST(CacheRecord, OnlyARegularFileIsARecord) {
+  TempDir dir;
+  ::mkdir((dir / "fifo").c_str(), 0755);
+  ASSERT_EQ(::mkfifo((dir / "fifo/.ezpz-yeet").c_str(), 0644), 0);
+  EXPECT_FALSE(read_cache_record(dir / "fifo"));
+  EXPECT_THROW(check_replaceable(dir / "fifo"), UserError);
+  ::mkdir((dir / "made").c_str(), 0755);
+  write_cache_record(dir / "made", CacheRecord{1, 2, "src"});
+  ::mkdir((dir / "link").c_str(), 0755);
+  ::symlink((dir / "made/.ezpz-yeet").c_str(), (dir / "link/.ezpz-yeet").c_str());
+  EXPECT_TRUE(read_cache_record(dir / "made"));
+  EXPECT_FALSE(read_cache_record(dir / "link"));
+}
+
 TEST(PendingCopyArchive, AnUnpackErrorNamesTheSourceNotTheStagingFile) {
   TempDir dir;
   write_file(dir / "broken.tar", "just some text\n");
@@ -240,6 +256,40 @@ TEST(PendingCopyArchive, ADiskThatFillsWhileUnpackingFailsTheNodeAndLeavesNoDest
   EXPECT_FALSE(left & 2) << "DEST was left behind";
   EXPECT_FALSE(left & 4) << "a staging directory was left behind";
   EXPECT_EQ(text, "cannot unpack '" + (dir / "t.tar.gz") + "': big: Write failed: No space left on device");
+}
+
+// A sparse source (a disk image, a preallocated checkpoint) was written in full on every node: runs of
+// zero blocks become holes there, with the same content and size, whatever the pieces of the stream.
+TEST(PendingCopySparse, ZeroBlocksBecomeHolesOnTheNode) {
+  TempDir dir;
+  ::mkdir((dir / "src").c_str(), 0755);
+  constexpr off_t k_mib = 1 << 20;
+  int fd = ::open((dir / "src/image").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, "head", 4, 0), 4);
+  ASSERT_EQ(::pwrite(fd, "middle", 6, 16 * k_mib + 1), 6);
+  ASSERT_EQ(::pwrite(fd, "tail", 4, 64 * k_mib - 4), 4);
+  ::close(fd);
+  fd = ::open((dir / "src/ends-in-a-hole").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_EQ(::write(fd, "data", 4), 4);
+  ASSERT_EQ(::ftruncate(fd, 8 * k_mib + 100), 0);
+  ::close(fd);
+  write_file(dir / "src/small", std::string(100, '\0'));
+  Manifest manifest = scan_source(dir / "src", false);
+  std::string dest = dir / "copy";
+  {
+    PendingCopy staging(manifest, dest, "0");
+    staging.commit(stream(manifest, staging, 1000003).hashes, VenvMode::off, 1);
+  }
+  for (const char* name : {"image", "ends-in-a-hole", "small"}) {
+    struct stat source {
+    }, copy{};
+    ASSERT_EQ(::stat((dir / "src/" + name).c_str(), &source), 0);
+    ASSERT_EQ(::stat((dest + "/" + name).c_str(), &copy), 0);
+    EXPECT_EQ(copy.st_size, source.st_size) << name;
+    EXPECT_TRUE(read_file(dest + "/" + name) == read_file(dir / "src/" + name)) << name << " differs";
+    EXPECT_LE(copy.st_blocks * 512, 64 * 1024) << name << " was written in full";
+  }
 }
 
 TEST(RemoveTree, RemovesReadOnlyDirectories) {
