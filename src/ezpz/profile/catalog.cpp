@@ -150,7 +150,7 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
   auto cached = m_systems.find(name);
   if (cached != m_systems.end()) return *cached->second;
   if (!has_system(name)) {
-    std::string hint = skipped_hint(name);
+    std::string hint = skipped_hint(name, false);
     throw UserError(where, "unknown system '" + name + "'",
                     hint.empty() ? suggestion_hint(name, system_names()) : hint);
   }
@@ -169,11 +169,12 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
   return *m_systems.emplace(name, std::move(profile)).first->second;
 }
 
-std::string Catalog::skipped_hint(const std::string& name) const {
+std::string Catalog::skipped_hint(const std::string& name, bool scheduler) const {
   for (const auto& skipped : m_skipped) {
-    std::string_view path = skipped.path;
-    bool directory = !ends_with(path, k_yaml);
-    if (directory || std::filesystem::path(skipped.path).stem() == name) {
+    std::filesystem::path path = skipped.path;
+    bool directory = !ends_with(skipped.path, k_yaml);
+    bool in_schedulers = path.parent_path().filename() == "schedulers";
+    if (directory || (path.stem() == name && in_schedulers == scheduler)) {
       return "ezpz " + skipped.message() +
              "; only you or root may own and write a profile directory, its files and the directories above "
              "it (docs/security.md)";
@@ -203,8 +204,11 @@ const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& wh
   auto cached = m_schedulers.find(name);
   if (cached != m_schedulers.end()) return *cached->second;
   auto file = m_scheduler_files.find(name);
-  if (file == m_scheduler_files.end())
-    throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, scheduler_names()));
+  if (file == m_scheduler_files.end()) {
+    std::string hint = skipped_hint(name, true);
+    throw UserError(where, "unknown scheduler '" + name + "'",
+                    hint.empty() ? suggestion_hint(name, scheduler_names()) : hint);
+  }
   Diagnostics diagnostics;
   YamlNode root = file->second.parse();
   auto scheduler = std::make_unique<Scheduler>(read_scheduler(root, name, diagnostics));

@@ -69,8 +69,8 @@ class Catalog {
   // A file of the search path (`folder` is "systems/" or "schedulers/", as compiled-in paths begin).
   static ProfileFile search_path_file(const std::string& path, const std::string& folder);
 
-  // A hint naming what was skipped that may have been `name` ("" when nothing was).
-  std::string skipped_hint(const std::string& name) const;
+  // A hint naming what was skipped that may have held system (or `scheduler`) `name` ("" when nothing was).
+  std::string skipped_hint(const std::string& name, bool scheduler) const;
 
   std::map<std::string, std::vector<ProfileFile>> m_system_files;
   std::map<std::string, ProfileFile> m_scheduler_files;  // the first file of each name

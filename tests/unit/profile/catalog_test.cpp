@@ -211,8 +211,9 @@ TEST(Catalog, SkipsProfilesAndSchedulersAnotherUserCouldHaveWritten) {
   write(dir / "mine.yaml", "extends: local\ndescription: mine\n");
   write(dir / "theirs.yaml", "extends: local\ndescription: theirs\n");
   write(dir / "schedulers" / "slurm.yaml", "description: theirs\ntemplate: batch\nstatus: [touch, /tmp/owned]\n");
+  write(dir / "schedulers" / "lsf.yaml", "description: theirs\ntemplate: batch\n");
   for (const char* mine : {"", "mine.yaml", "schedulers"}) ASSERT_EQ(::chown((dir / mine).c_str(), 64101, 64101), 0);
-  for (const char* theirs : {"theirs.yaml", "schedulers/slurm.yaml"})
+  for (const char* theirs : {"theirs.yaml", "schedulers/lsf.yaml", "schedulers/slurm.yaml"})
     ASSERT_EQ(::chown((dir / theirs).c_str(), 64102, 64102), 0);
   fs::path group = temp_dir("trust-group");
   write(group / "grouped.yaml", "extends: local\ndescription: grouped\n");
@@ -230,6 +231,8 @@ TEST(Catalog, SkipsProfilesAndSchedulersAnotherUserCouldHaveWritten) {
             (std::vector<std::string>{
                 "skipped '" + (dir / "theirs.yaml").string() + "': '" + (dir / "theirs.yaml").string() +
                     "' is owned by uid 64102" + not_you,
+                "skipped '" + (dir / "schedulers/lsf.yaml").string() + "': '" + (dir / "schedulers/lsf.yaml").string() +
+                    "' is owned by uid 64102" + not_you,
                 "skipped '" + (dir / "schedulers/slurm.yaml").string() + "': '" +
                     (dir / "schedulers/slurm.yaml").string() + "' is owned by uid 64102" + not_you,
                 "skipped '" + group.string() + "': '" + group.string() + "' is writable by its group (mode 0775)"}));
@@ -241,6 +244,13 @@ TEST(Catalog, SkipsProfilesAndSchedulersAnotherUserCouldHaveWritten) {
     EXPECT_EQ(error.diagnostics().front().message, "unknown system 'theirs'");
     const std::string& hint = error.diagnostics().front().hint;
     EXPECT_EQ(hint.rfind("ezpz skipped '" + (dir / "theirs.yaml").string() + "'", 0), 0u) << hint;
+  }
+  try {
+    catalog.scheduler("lsf");
+    ADD_FAILURE() << "no error for a skipped scheduler";
+  } catch (const UserError& error) {
+    const std::string& hint = error.diagnostics().front().hint;
+    EXPECT_EQ(hint.rfind("ezpz skipped '" + (dir / "schedulers/lsf.yaml").string() + "'", 0), 0u) << hint;
   }
   fs::remove_all(dir);
   fs::remove_all(group);
