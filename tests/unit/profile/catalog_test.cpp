@@ -210,7 +210,7 @@ TEST(Catalog, SkipsProfilesAndSchedulersAnotherUserCouldHaveWritten) {
   fs::create_directories(dir / "schedulers");
   write(dir / "mine.yaml", "extends: local\ndescription: mine\n");
   write(dir / "theirs.yaml", "extends: local\ndescription: theirs\n");
-  write(dir / "schedulers" / "slurm.yaml", "description: theirs\ntemplate: batch\nstatus: [touch, /tmp/owned]\n");
+  write(dir / "schedulers" / "slurm.yaml", "description: theirs\ntemplate: batch\nstatus: [touch, planted]\n");
   write(dir / "schedulers" / "lsf.yaml", "description: theirs\ntemplate: batch\n");
   for (const char* mine : {"", "mine.yaml", "schedulers"}) ASSERT_EQ(::chown((dir / mine).c_str(), 64101, 64101), 0);
   for (const char* theirs : {"theirs.yaml", "schedulers/lsf.yaml", "schedulers/slurm.yaml"})
