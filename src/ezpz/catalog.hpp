@@ -37,7 +37,8 @@ class Catalog {
   Catalog();
   // The compiled-in profiles with `search_path` in front: directories holding <name>.yaml, earlier
   // ones first. A profile found there replaces the compiled-in one of the same name, or extends it
-  // (`extends:` its own name). Directories that do not exist are skipped.
+  // (`extends:` its own name). Directories that do not exist are skipped, and so are directories and files
+  // that another user owns or could write, or a directory above them (docs/security.md).
   explicit Catalog(std::vector<std::string> search_path);
 
   // The standard search path (see Catalog()).

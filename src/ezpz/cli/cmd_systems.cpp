@@ -5,6 +5,7 @@
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_options.hpp"
 #include "ezpz/util/cpu_list.hpp"
+#include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -12,9 +13,16 @@
 namespace ezpz::core {
 namespace {
 
+constexpr const char* k_skipped_hint =
+    "only you or root may own and write a profile directory, its files and the directories above it: "
+    "chown it, chmod go-w, or take it off the search path (docs/security.md)";
+
 int list_systems() {
   Installation installation = Installation::from_process();
   std::cout << column("NAME", 12) << column("SCHEDULER", 11) << column("DEVICES", 10) << "DESCRIPTION\n";
+  for (const auto& skipped : installation.catalog.skipped()) {
+    std::cerr << format_diagnostic({{}, skipped.message(), k_skipped_hint, Severity::warning});
+  }
   int status = k_exit_ok;
   for (const auto& name : installation.catalog.system_names()) {
     const SystemProfile* loaded = nullptr;

@@ -30,6 +30,7 @@ Finding error_finding(const char* check, std::string finding, std::string remedy
 std::string first_line(const ProcessResult& result);
 
 std::vector<Finding> check_system(const DoctorInputs& inputs);
+std::vector<Finding> check_profiles(const DoctorInputs& inputs);
 std::vector<Finding> check_scheduler(const DoctorInputs& inputs);
 std::vector<Finding> check_allocation(const DoctorInputs& inputs);
 std::vector<Finding> check_launcher(const DoctorInputs& inputs);

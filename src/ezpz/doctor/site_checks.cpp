@@ -66,6 +66,17 @@ std::vector<Finding> check_system(const DoctorInputs& inputs) {
   return found;
 }
 
+// Only what was skipped: a search path ezpz reads whole is not worth a line.
+std::vector<Finding> check_profiles(const DoctorInputs& inputs) {
+  std::vector<Finding> found;
+  for (const auto& skipped : inputs.catalog->skipped()) {
+    found.push_back(warn_finding("profiles", skipped.message(),
+                                 "only you or root may own and write a profile directory, its files and the "
+                                 "directories above it: chown it, chmod go-w, or take it off the search path"));
+  }
+  return found;
+}
+
 std::vector<Finding> check_scheduler(const DoctorInputs& inputs) {
   const char* name = "scheduler";
   const SystemProfile* profile = checked_profile(inputs);

@@ -63,13 +63,27 @@ Catalog::ProfileFile Catalog::search_path_file(const std::string& path, const st
   return ProfileFile{make_source(path, std::move(text)), tree};
 }
 
-Catalog::Catalog(std::vector<std::string> search_path) {
+std::string SkippedProfilePath::message() const {
+  return "skipped '" + path + "': " + why.message();
+}
+
+Catalog::Catalog(std::vector<std::string> search_path, const TrustedUsers& users) {
+  // Every directory and file is judged on its own: a trusted directory may still hold another user's file.
+  auto trusted = [&](const std::string& path) {
+    auto why = why_untrusted(path, users);
+    if (why) m_skipped.push_back({path, *why});
+    return !why;
+  };
   for (const auto& dir : search_path) {
-    if (dir.empty()) continue;
+    if (dir.empty() || !trusted(dir)) continue;
     for (const auto& file : yaml_files(dir)) {
+      if (!trusted(file.string())) continue;
       m_system_files[file.stem().string()].push_back(search_path_file(file.string(), k_systems_dir));
     }
-    for (const auto& file : yaml_files(std::filesystem::path(dir) / "schedulers")) {
+    std::string schedulers = (std::filesystem::path(dir) / "schedulers").string();
+    if (!trusted(schedulers)) continue;
+    for (const auto& file : yaml_files(schedulers)) {
+      if (!trusted(file.string())) continue;
       m_scheduler_files.emplace(file.stem().string(), search_path_file(file.string(), k_schedulers_dir));
     }
   }
@@ -136,7 +150,9 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
   auto cached = m_systems.find(name);
   if (cached != m_systems.end()) return *cached->second;
   if (!has_system(name)) {
-    throw UserError(where, "unknown system '" + name + "'", suggestion_hint(name, system_names()));
+    std::string hint = skipped_hint(name, false);
+    throw UserError(where, "unknown system '" + name + "'",
+                    hint.empty() ? suggestion_hint(name, system_names()) : hint);
   }
   Diagnostics diagnostics;
   auto profile = std::make_unique<SystemProfile>(read_system_profile(load_merged(name, 0, 0), name, diagnostics));
@@ -151,6 +167,20 @@ const SystemProfile& Catalog::system(const std::string& name, const SourceLoc& w
   }
   diagnostics.throw_if_any();
   return *m_systems.emplace(name, std::move(profile)).first->second;
+}
+
+std::string Catalog::skipped_hint(const std::string& name, bool scheduler) const {
+  for (const auto& skipped : m_skipped) {
+    std::filesystem::path path = skipped.path;
+    bool directory = !ends_with(skipped.path, k_yaml);
+    bool in_schedulers = path.parent_path().filename() == "schedulers";
+    if (directory || (path.stem() == name && in_schedulers == scheduler)) {
+      return "ezpz " + skipped.message() +
+             "; only you or root may own and write a profile directory, its files and the directories above "
+             "it (docs/security.md)";
+    }
+  }
+  return {};
 }
 
 std::vector<std::string> Catalog::scheduler_names() const {
@@ -174,8 +204,11 @@ const Scheduler& Catalog::scheduler(const std::string& name, const SourceLoc& wh
   auto cached = m_schedulers.find(name);
   if (cached != m_schedulers.end()) return *cached->second;
   auto file = m_scheduler_files.find(name);
-  if (file == m_scheduler_files.end())
-    throw UserError(where, "unknown scheduler '" + name + "'", suggestion_hint(name, scheduler_names()));
+  if (file == m_scheduler_files.end()) {
+    std::string hint = skipped_hint(name, true);
+    throw UserError(where, "unknown scheduler '" + name + "'",
+                    hint.empty() ? suggestion_hint(name, scheduler_names()) : hint);
+  }
   Diagnostics diagnostics;
   YamlNode root = file->second.parse();
   auto scheduler = std::make_unique<Scheduler>(read_scheduler(root, name, diagnostics));

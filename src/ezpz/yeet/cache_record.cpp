@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -79,17 +80,38 @@ void write_cache_record(const std::string& directory, const CacheRecord& record)
   if (!written) throw UserError("cannot write '" + path + "': " + std::strerror(error));
 }
 
-bool holds_copy(const std::string& dest, const Manifest& manifest, std::uint64_t key, bool relocated) {
+bool holds_copy(const std::string& dest, const Manifest& manifest, std::uint64_t key, bool relocated,
+                std::string* distrusted) {
+  if (dest_distrust(dest)) return false;  // check_replaceable then says why
   auto record = read_cache_record(dest);
   if (!record || record->key != key) return false;
-  if (manifest.kind == SourceKind::archive) return true;
-  for (const auto& entry : manifest.entries) {
-    if (!entry_matches(dest, entry, relocated)) return false;
+  if (manifest.kind != SourceKind::archive) {
+    for (const auto& entry : manifest.entries) {
+      if (!entry_matches(dest, entry, relocated)) return false;
+    }
+  }
+  // Sizes and mtimes cannot tell a file another user swapped in (with the same size and mtime) through
+  // a directory the source made writable for all; its owner can.
+  if (auto foreign = foreign_entry(dest, ::geteuid())) {
+    if (distrusted != nullptr) *distrusted = foreign->message();
+    return false;
   }
   return true;
 }
 
+std::optional<Distrust> dest_distrust(const std::string& dest) {
+  std::string parent = std::filesystem::path(dest).parent_path().string();
+  if (auto why = why_untrusted(parent.empty() ? "/" : parent, TrustedUsers::caller_and_root(), PathRole::above_entry))
+    return why;
+  return foreign_owner(dest, ::geteuid());
+}
+
 void check_replaceable(const std::string& dest) {
+  if (auto why = dest_distrust(dest)) {
+    throw UserError("DEST '" + dest + "' is not safe to use: " + why->message(),
+                    "yeet keeps and replaces only your own copies, in directories that only you or root can "
+                    "change: choose a DEST there (docs/security.md)");
+  }
   struct stat info {};
   if (::lstat(dest.c_str(), &info) != 0) return;
   if (S_ISDIR(info.st_mode)) {

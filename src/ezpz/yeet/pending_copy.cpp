@@ -79,6 +79,7 @@ PendingCopy::PendingCopy(const Manifest& manifest, std::string dest, const std::
       m_hashes(m_cursor.content_files().size(), StreamHash().digest()) {
   check_replaceable(m_dest);
   make_directories(parent_of(m_dest));
+  check_replaceable(m_dest);  // again: another user may have made a missing parent first
   m_dir = parent_of(m_dest) + "/." + std::filesystem::path(m_dest).filename().string() + ".yeet-" + tag + "-" +
           random_suffix();
   if (::mkdir(m_dir.c_str(), 0700) != 0) {

@@ -2,11 +2,13 @@
 #include "ezpz/profile/catalog.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
+#include "../cannot_run.hpp"
 #include "../test_support.hpp"
 #include "ezpz/util/regex.hpp"
 
@@ -197,6 +199,61 @@ TEST(Catalog, SearchPathAddsSchedulersAndTheirJobVariables) {
   EXPECT_EQ(builtin.hosts[0].variable, "PBS_NODEFILE");
   EXPECT_TRUE(builtin.hosts[0].is_file);
   fs::remove_all(dir);
+}
+
+// Issue 27: what another user owns, or could write, is not read (util/trust.hpp); the caller is uid
+// 64101 here, and uid 64102 the other user (chown needs root, as the tests have in CI).
+TEST(Catalog, SkipsProfilesAndSchedulersAnotherUserCouldHaveWritten) {
+  if (::geteuid() != 0) EZPZ_CANNOT_RUN("chown to another user needs root");
+  const TrustedUsers users{64101, {0}};
+  fs::path dir = temp_dir("trust");
+  fs::create_directories(dir / "schedulers");
+  write(dir / "mine.yaml", "extends: local\ndescription: mine\n");
+  write(dir / "theirs.yaml", "extends: local\ndescription: theirs\n");
+  write(dir / "schedulers" / "slurm.yaml", "description: theirs\ntemplate: batch\nstatus: [touch, planted]\n");
+  write(dir / "schedulers" / "lsf.yaml", "description: theirs\ntemplate: batch\n");
+  for (const char* mine : {"", "mine.yaml", "schedulers"}) ASSERT_EQ(::chown((dir / mine).c_str(), 64101, 64101), 0);
+  for (const char* theirs : {"theirs.yaml", "schedulers/lsf.yaml", "schedulers/slurm.yaml"})
+    ASSERT_EQ(::chown((dir / theirs).c_str(), 64102, 64102), 0);
+  fs::path group = temp_dir("trust-group");
+  write(group / "grouped.yaml", "extends: local\ndescription: grouped\n");
+  fs::permissions(group, fs::perms::group_write, fs::perm_options::add);
+
+  Catalog catalog({dir.string(), group.string()}, users);
+  EXPECT_TRUE(catalog.has_system("mine"));
+  EXPECT_FALSE(catalog.has_system("theirs"));
+  EXPECT_FALSE(catalog.has_system("grouped"));
+  EXPECT_EQ(catalog.scheduler("slurm").source->name, "schedulers/slurm.yaml");  // the compiled-in one
+  std::vector<std::string> skipped;
+  for (const auto& entry : catalog.skipped()) skipped.push_back(entry.message());
+  std::string not_you = ", not by you (uid 64101) or root";
+  EXPECT_EQ(skipped,
+            (std::vector<std::string>{
+                "skipped '" + (dir / "theirs.yaml").string() + "': '" + (dir / "theirs.yaml").string() +
+                    "' is owned by uid 64102" + not_you,
+                "skipped '" + (dir / "schedulers/lsf.yaml").string() + "': '" + (dir / "schedulers/lsf.yaml").string() +
+                    "' is owned by uid 64102" + not_you,
+                "skipped '" + (dir / "schedulers/slurm.yaml").string() + "': '" +
+                    (dir / "schedulers/slurm.yaml").string() + "' is owned by uid 64102" + not_you,
+                "skipped '" + group.string() + "': '" + group.string() + "' is writable by its group (mode 0775)"}));
+  // Asked for by name, a skipped profile is named with the reason.
+  try {
+    catalog.system("theirs");
+    ADD_FAILURE() << "no error for a skipped profile";
+  } catch (const UserError& error) {
+    EXPECT_EQ(error.diagnostics().front().message, "unknown system 'theirs'");
+    const std::string& hint = error.diagnostics().front().hint;
+    EXPECT_EQ(hint.rfind("ezpz skipped '" + (dir / "theirs.yaml").string() + "'", 0), 0u) << hint;
+  }
+  try {
+    catalog.scheduler("lsf");
+    ADD_FAILURE() << "no error for a skipped scheduler";
+  } catch (const UserError& error) {
+    const std::string& hint = error.diagnostics().front().hint;
+    EXPECT_EQ(hint.rfind("ezpz skipped '" + (dir / "schedulers/lsf.yaml").string() + "'", 0), 0u) << hint;
+  }
+  fs::remove_all(dir);
+  fs::remove_all(group);
 }
 
 // Every problem of a scheduler file is its own located error.

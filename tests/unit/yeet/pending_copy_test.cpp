@@ -136,6 +136,48 @@ TEST_F(PendingCopyTest, ReplacesAnOlderCopyButNeverAForeignDirectory) {
   EXPECT_THROW(PendingCopy(manifest, dir / "afile/copy", "0"), UserError);
 }
 
+// Issue 27: on a node shared with other users, only the caller's own copy is kept, and only in directories
+// no one else can rename it out of (chown to uid 64102 needs root, as the tests have in CI).
+TEST_F(PendingCopyTest, NeverKeepsOrReplacesWhatAnotherUserOwns) {
+  if (::geteuid() != 0) EZPZ_CANNOT_RUN("chown to another user needs root");
+  auto refusal = [&](const std::string& dest) {
+    try {
+      check_replaceable(dest);
+    } catch (const UserError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  std::string dest = dir / "copy";
+  {
+    PendingCopy staging(manifest, dest, "0");
+    staging.commit(stream(manifest, staging, 4096).hashes, VenvMode::off, 42);
+  }
+  ASSERT_TRUE(holds_copy(dest, manifest, 42, false));
+  // A file of another user's, with the same size: only its owner tells it apart.
+  ASSERT_EQ(::lchown((dest + "/sub/a.txt").c_str(), 64102, 64102), 0);
+  std::string distrusted;
+  EXPECT_FALSE(holds_copy(dest, manifest, 42, false, &distrusted));
+  EXPECT_EQ(distrusted, "'" + dest + "/sub/a.txt' is owned by uid 64102, not by you (root)");
+  EXPECT_EQ(refusal(dest), "") << "the caller's own DEST is replaced by a fresh copy";
+  // DEST itself another user's: neither kept nor replaced.
+  ASSERT_EQ(::chown(dest.c_str(), 64102, 64102), 0);
+  EXPECT_FALSE(holds_copy(dest, manifest, 42, false));
+  EXPECT_EQ(refusal(dest),
+            "DEST '" + dest + "' is not safe to use: '" + dest + "' is owned by uid 64102, not by you (root)");
+  // Under a directory anyone may rename entries in; and under another user's directory, with nothing created.
+  ::mkdir((dir / "open").c_str(), 0777);
+  ::chmod((dir / "open").c_str(), 0777);
+  EXPECT_EQ(refusal(dir / "open/copy"), "DEST '" + (dir / "open/copy") + "' is not safe to use: '" + (dir / "open") +
+                                            "' is writable by others (mode 0777) and has no sticky bit");
+  ::chmod((dir / "open").c_str(), 01777);
+  EXPECT_EQ(refusal(dir / "open/copy"), "") << "the sticky bit (/tmp) keeps others from renaming DEST";
+  ::mkdir((dir / "theirs").c_str(), 0777);
+  ASSERT_EQ(::chown((dir / "theirs").c_str(), 64102, 64102), 0);
+  EXPECT_THROW(PendingCopy(manifest, dir / "theirs/deeper/copy", "0"), UserError);
+  EXPECT_FALSE(exists(dir / "theirs/deeper")) << "no parent is created under another user's directory";
+}
+
 TEST_F(PendingCopyTest, AnUnreadableSourceFileIsSentAsZerosAndFailsTheChecksum) {
   std::string dest = dir / "copy";
   PendingCopy staging(manifest, dest, "0");

@@ -212,12 +212,18 @@ class Run {
                                                        [](const Entry& entry) { return entry.path == "pyvenv.cfg"; }));
     bool shared = shares_dest_with_lower_rank(m_report, m_ranks, m_share_cores);
     std::unique_ptr<PendingCopy> staging;
+    std::string distrusted;
     if (!failed()) {
       if (shared) {
         m_report.outcome = Outcome::shared;
-      } else if (!m_options.force && holds_copy(m_report.dest, manifest, key, relocated)) {
+      } else if (!m_options.force && holds_copy(m_report.dest, manifest, key, relocated, &distrusted)) {
         m_report.outcome = Outcome::cached;
       } else {
+        if (!distrusted.empty()) {
+          std::cerr << "ezpz yeet: " << m_report.node << " (rank " << m_report.rank << "): " << distrusted
+                    << ": copying anew\n"
+                    << std::flush;
+        }
         staging = start_staging(manifest);
       }
     }
