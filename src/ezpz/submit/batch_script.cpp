@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "ezpz/profile/directive_options.hpp"
@@ -12,6 +11,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/option_template.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 std::string option_of_directive(const Scheduler& scheduler, const std::string& key) {
   for (const auto& [name, text] : scheduler.directives) {
     if (name != key || !text) continue;
-    std::string line = std::regex_replace(*text, std::regex(R"(\{[^}]*\})"), "x");
+    static const Regex k_placeholder = compile_regex(R"(\{[^}]*\})", {}, "a placeholder");
+    std::string line = k_placeholder.replace_all(*text, "x");
     auto names = directive_option_names(scheduler.options, line);
     return names.empty() ? std::string() : names.front();
   }

@@ -26,6 +26,10 @@ constexpr std::size_t k_max_host_bytes = 64u << 20;
 // What ezpz keeps of each output stream of a scheduler command (qstat -f of one job is a few KiB).
 constexpr std::size_t k_max_command_output = 16u << 20;
 
+// A job id: it names its record's directory (NAME_MAX is 255, less room for ".before-<time>-<pid>"); the
+// longest real ones are PBS's "<number>.<server's full name>", under 100.
+constexpr std::size_t k_max_job_id_bytes = 200;
+
 // How much of a failed command's stderr an error message shows.
 constexpr std::size_t k_max_message_stderr = 4096;
 

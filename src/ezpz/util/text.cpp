@@ -123,6 +123,14 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string quoted_cut(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return "'" + printable(text) + "'";
+  std::size_t cut = max_bytes;
+  // Not inside a UTF-8 character: a cut one would turn the whole prefix into escapes.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  return "'" + printable(text.substr(0, cut)) + "…' (" + std::to_string(text.size()) + " bytes)";
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   // Optimal string alignment: insertions, deletions, substitutions and adjacent transpositions.
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));

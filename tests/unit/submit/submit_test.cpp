@@ -201,6 +201,29 @@ TEST(Submit, OutputWithoutAJobIdIsAnError) {
   EXPECT_THROW(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()), UserError);
 }
 
+// A first line far longer than any job id (libstdc++'s std::regex recursed once per digit and crashed
+// here, after the job was queued): an error that says so and keeps the script, never a crash.
+TEST(Submit, AnAnswerLongerThanAnyJobIdIsAnErrorThatKeepsTheScript) {
+  for (auto [system, digits] : {std::pair<std::string, size_t>{"slurm", 50000}, {"aurora", 60000}}) {
+    Fixture f;
+    ResolvedJob job = job_for("system: " + system + "\naccount: P\nname: t\nrun: [x]\n");
+    test::FakeRunner runner;
+    runner.answers.push_back({0, std::string(digits, '7') + "\n", ""});
+    try {
+      submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
+      ADD_FAILURE() << system << ": expected a UserError";
+    } catch (const UserError& error) {
+      const auto& d = error.diagnostics()[0];
+      EXPECT_NE(d.message.find("(" + std::to_string(digits) + " bytes)"), std::string::npos)
+          << d.message.substr(0, 300);
+      EXPECT_LT(d.message.size(), 1000u) << "the answer is shown cut, with its length";
+      EXPECT_NE(d.hint.find("may have been submitted"), std::string::npos) << d.hint;
+      std::string kept = d.hint.substr(d.hint.find('/'));
+      EXPECT_TRUE(fs::exists(kept)) << kept;
+    }
+  }
+}
+
 TEST(Submit, LocalSystemHasNothingToSubmitTo) {
   Fixture f;
   ResolvedJob job = job_for("system: local\nrun: [x]\n");
