@@ -31,10 +31,6 @@ Regex::Regex(const std::string& pattern, const SourceLoc& loc, const std::string
   }
 }
 
-const std::string& Regex::pattern() const {
-  return m_re2->pattern();
-}
-
 bool Regex::search(std::string_view text) const {
   return m_re2->Match(piece(text), 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0);
 }

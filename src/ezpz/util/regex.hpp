@@ -38,8 +38,6 @@ class Regex {
   // `text` with every match replaced by `rewrite`, where \1 … \9 stand for groups and \\ for a backslash.
   std::string replace_all(std::string_view text, std::string_view rewrite) const;
 
-  const std::string& pattern() const;
-
  private:
   std::optional<Groups> match(std::string_view text, bool whole) const;
   std::shared_ptr<const re2::RE2> m_re2;
