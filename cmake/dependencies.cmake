@@ -18,7 +18,9 @@ set(k_ezpz_dependencies
     "cli11|libcli11-dev|c/cli11/cli11_2.1.2+ds.orig.tar.xz|8143d20b688e98ccce8e24562d3b68e5f47c12e896c42c7ca8553dbde5bed55d|headers only (include/)"
     "boost|libboost-filesystem-dev|b/boost1.74/boost1.74_1.74.0+ds1.orig.tar.xz|192f5df504d282cb81288f88232d8af45b64a9ab531e1c7cf8ae955f16f6bb28|headers (libs/*/include) and libs/filesystem/src/*.cpp, our own target"
     "xxhash|libxxhash-dev|x/xxhash/xxhash_0.8.1.orig.tar.gz|3bb6b7d6f30c591dd65aaaff1c8b7a5b94d81687998ca9400082c739a690436c|xxhash.c, our own target"
-    "libarchive|libarchive-dev|liba/libarchive/libarchive_3.6.2.orig.tar.xz|9e2c1b80d5fbe59b61308fdfab6c79b5021d7ff4ff2489fb12daf0a96a83551d|its own CMake project (archive_static), only the parts yeet uses")
+    "libarchive|libarchive-dev|liba/libarchive/libarchive_3.6.2.orig.tar.xz|9e2c1b80d5fbe59b61308fdfab6c79b5021d7ff4ff2489fb12daf0a96a83551d|its own CMake project (archive_static), only the parts yeet uses"
+    "re2|libre2-dev|r/re2/re2_20220601+dfsg.orig.tar.xz|3bc61251da3b0b97be40a8a127818c517c62516e4eda11fc901d29496663df54|re2/*.cc and util/*.cc, our own target, with the three tables Debian's tarball leaves out generated (perl, python3)"
+    "unicode-data|unicode-data|u/unicode-data/unicode-data_15.0.0-1_all.deb|5efef23bbb1c6a133ecbdd63a2cfa07159ccacf5466a49e2426101c5ecd691fc|not built: the Unicode tables RE2's generators read, from Debian's binary package as Debian's re2 build reads them")
 
 # ezpz_dependency(NAME PREFIX): PREFIX_PACKAGE, PREFIX_FILE (the tarball's name), PREFIX_URL, PREFIX_SHA256
 # of the table's row NAME; PREFIX_URL is under EZPZ_DEPENDENCY_MIRROR when that is set.
@@ -102,17 +104,24 @@ endif()
 include(FetchContent)
 find_package(PkgConfig)  # not required: login nodes may lack it when every library is built here
 
-# ezpz_populate(NAME): downloads (or takes from the mirror) NAME's tarball, checks its SHA-256 and unpacks
-# it into <build>/_deps/NAME-src; sets NAME_SOURCE_DIR.
+# ezpz_populate(NAME [NO_EXTRACT]): downloads (or takes from the mirror) NAME's tarball, checks its SHA-256
+# and unpacks it into <build>/_deps/NAME-src (NO_EXTRACT: puts it there as it is); sets NAME_SOURCE_DIR.
 function(ezpz_populate name)
   ezpz_dependency(${name} dep)
-  message(STATUS "${name}: building it from ${dep_URL}")
   if(POLICY CMP0135)
     cmake_policy(SET CMP0135 NEW)  # unpacked files get the time of unpacking
+  endif()
+  set(extract)
+  if(ARGV1 STREQUAL "NO_EXTRACT")
+    message(STATUS "${name}: taking it from ${dep_URL}")
+    set(extract DOWNLOAD_NO_EXTRACT TRUE DOWNLOAD_DIR ${FETCHCONTENT_BASE_DIR}/${name}-src)
+  else()
+    message(STATUS "${name}: building it from ${dep_URL}")
   endif()
   FetchContent_Populate(ezpz_${name} QUIET
     URL ${dep_URL}
     URL_HASH SHA256=${dep_SHA256}
+    ${extract}
     SOURCE_DIR ${FETCHCONTENT_BASE_DIR}/${name}-src
     SUBBUILD_DIR ${FETCHCONTENT_BASE_DIR}/${name}-subbuild
     BINARY_DIR ${FETCHCONTENT_BASE_DIR}/${name}-build)
@@ -138,6 +147,7 @@ endfunction()
 #   nlohmann_json::nlohmann_json, CLI11::CLI11
 #   EZPZ_BOOST (headers and Boost.Filesystem), EZPZ_BOOST_FILESYSTEM_SHARED (for libezpz.so)
 #   EZPZ_XXHASH, EZPZ_XXHASH_SHARED (for libezpz.so), EZPZ_LIBARCHIVE
+#   EZPZ_RE2, EZPZ_RE2_SHARED (for libezpz.so)
 #   MPICH_FOUND and PkgConfig::MPICH
 # The static archives of the system's libraries are needed for the static PIE (EZPZ_STATIC); libezpz.so
 # links their shared libraries. A library built here serves both.
@@ -270,6 +280,75 @@ else()
   target_compile_definitions(ezpz_libarchive INTERFACE LIBARCHIVE_STATIC)
   target_link_libraries(ezpz_libarchive INTERFACE archive_static)
   set(EZPZ_LIBARCHIVE ezpz_libarchive)
+endif()
+
+# RE2 (every regular expression: src/ezpz/util/regex.cpp). Debian's source leaves out the tables that
+# RE2's own scripts generate (debian/copyright, Files-Excluded); they are made here as Debian's build
+# makes them: make_perl_groups.pl with perl, make_unicode_{casefold,groups}.py with python3 from the
+# Unicode data of Debian's unicode-data package (unicode.py imports six for urllib, which reading local
+# files does not need).
+if(ezpz_search_system AND PkgConfig_FOUND)
+  pkg_check_modules(RE2 QUIET IMPORTED_TARGET re2)
+  if(RE2_FOUND AND EZPZ_STATIC)
+    find_library(EZPZ_RE2_STATIC NAMES libre2.a)
+  endif()
+endif()
+if(RE2_FOUND AND (NOT EZPZ_STATIC OR EZPZ_RE2_STATIC))
+  if(EZPZ_STATIC)
+    find_package(Threads REQUIRED)
+    set(EZPZ_RE2 ${EZPZ_RE2_STATIC} Threads::Threads)
+  else()
+    set(EZPZ_RE2 PkgConfig::RE2)
+  endif()
+  set(EZPZ_RE2_SHARED PkgConfig::RE2)
+else()
+  ezpz_missing(re2 "RE2 (pkg-config re2 and, for EZPZ_STATIC, libre2.a)")
+  find_program(EZPZ_PERL perl)
+  find_program(EZPZ_PYTHON3 python3)
+  if(NOT EZPZ_PERL OR NOT EZPZ_PYTHON3)
+    message(FATAL_ERROR "building RE2 needs perl and python3 (to generate its tables): install them, or RE2 "
+                        "(Debian: apt-get install libre2-dev)")
+  endif()
+  ezpz_populate(re2)
+  ezpz_populate(unicode-data NO_EXTRACT)
+  ezpz_dependency(re2 re2)
+  ezpz_dependency(unicode-data unicode)
+  # Made once per pair of pinned files (the build tree keeps them across configures).
+  string(SUBSTRING "${re2_SHA256}" 0 8 re2_key)
+  string(SUBSTRING "${unicode_SHA256}" 0 8 unicode_key)
+  set(tables ${FETCHCONTENT_BASE_DIR}/re2-tables-${re2_key}-${unicode_key})
+  if(NOT EXISTS ${tables}/unicode_groups.cc)
+    file(ARCHIVE_EXTRACT INPUT ${unicode-data_SOURCE_DIR}/${unicode_FILE} DESTINATION ${tables}/deb)
+    file(ARCHIVE_EXTRACT INPUT ${tables}/deb/data.tar.xz DESTINATION ${tables}/deb PATTERNS *.txt)
+    file(READ ${re2_SOURCE_DIR}/re2/unicode.py unicode_py)
+    string(REPLACE "from six.moves import urllib" "import urllib.request" unicode_py "${unicode_py}")
+    string(REGEX REPLACE "_UNICODE_DIR = \"[^\"]*\"" "_UNICODE_DIR = \"${tables}/deb/usr/share/unicode\""
+           unicode_py "${unicode_py}")
+    file(WRITE ${tables}/py/unicode.py "${unicode_py}")
+    set(generators "perl_groups|${EZPZ_PERL}|make_perl_groups.pl" "unicode_casefold|${EZPZ_PYTHON3}|make_unicode_casefold.py"
+                   "unicode_groups|${EZPZ_PYTHON3}|make_unicode_groups.py")
+    foreach(row IN LISTS generators)
+      string(REPLACE "|" ";" fields "${row}")
+      list(GET fields 0 table)
+      list(GET fields 1 program)
+      list(GET fields 2 script)
+      file(COPY ${re2_SOURCE_DIR}/re2/${script} DESTINATION ${tables}/py)
+      execute_process(COMMAND ${program} ${tables}/py/${script} OUTPUT_FILE ${tables}/${table}.cc.part
+                      WORKING_DIRECTORY ${tables}/py RESULT_VARIABLE failed ERROR_VARIABLE why)
+      if(failed)
+        message(FATAL_ERROR "RE2's ${script} failed: ${why}")
+      endif()
+      file(RENAME ${tables}/${table}.cc.part ${tables}/${table}.cc)
+    endforeach()
+  endif()
+  file(GLOB sources ${re2_SOURCE_DIR}/re2/*.cc)
+  add_library(ezpz_re2 STATIC ${sources} ${re2_SOURCE_DIR}/util/rune.cc ${re2_SOURCE_DIR}/util/strutil.cc
+              ${tables}/perl_groups.cc ${tables}/unicode_casefold.cc ${tables}/unicode_groups.cc)
+  target_include_directories(ezpz_re2 SYSTEM PUBLIC ${re2_SOURCE_DIR})
+  find_package(Threads REQUIRED)
+  target_link_libraries(ezpz_re2 PUBLIC Threads::Threads)
+  set(EZPZ_RE2 ezpz_re2)
+  set(EZPZ_RE2_SHARED ezpz_re2)
 endif()
 
 # MPICH (the system's only; ezpz-yeet-mpi is built when it is found)

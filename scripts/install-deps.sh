@@ -6,7 +6,7 @@ set -euo pipefail
 # `build` is what the ezpz command and its libraries need (scripts/quickstart.sh: the first render);
 # libmpich-dev (ezpz-yeet-mpi; it pulls in gfortran, hwloc and UCX) and libgtest-dev come with `test`.
 build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libboost-dev libboost-filesystem-dev
-                libxxhash-dev libarchive-dev)
+                libxxhash-dev libarchive-dev libre2-dev)
 # Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev), a
 # real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm) and the users' side: Python DDP programs
 # and torchrun (python3-torch), and the Python module's tests (python3-pytest). zstd, bzip2, xz-utils and python3-venv make yeet fixtures. The sanitizer

@@ -2,7 +2,8 @@
 # The folder rules of docs/code-layout.md: a folder of src/ezpz includes its own headers, the public
 # headers (src/ezpz/*.hpp) and the folders before it in the order the document's `layers:` line gives;
 # the public headers include only the standard library and each other; src/python includes only public
-# headers. Every violation is listed with its file and line.
+# headers; RE2 is included by src/ezpz/util/regex.cpp alone and <regex> by nothing. Every violation is
+# listed with its file and line.
 #   layers_test.sh SOURCE_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -31,6 +32,9 @@ done < <(grep -nE '#include' "$root"/src/ezpz/*.hpp "$root"/src/ezpz/*.hpp.in | 
 while IFS= read -r hit; do
   violations+=("${hit#"$root"/}: the Python module includes an internal header")
 done < <(grep -rnE '#include "ezpz/[a-z_]+/' "$root/src/python")
+while IFS= read -r hit; do
+  violations+=("${hit#"$root"/}: regular expressions go through ezpz/util/regex.hpp")
+done < <(grep -rnE '#include <(regex|re2/.*)>' "$root/src" | grep -vE '^[^:]*/src/ezpz/util/regex\.cpp:[0-9]+:#include <re2/')
 printf '    %s\n' "${violations[@]}"
 check "no include crosses the folder rules (${#violations[@]} found)" test "${#violations[@]}" -eq 0
 finish

@@ -282,6 +282,19 @@ def test_the_runner_can_be_replaced(tmp_path):
     assert calls[0][0][0] == "sbatch"
 
 
+@pytest.mark.parametrize("system, digits", [("slurm", 50000), ("pbs", 60000)])
+def test_an_answer_longer_than_any_job_id_is_an_error(tmp_path, system, digits):
+    # std::regex recursed once per digit: `ezpz api` died of SIGSEGV after the job was queued.
+    def submit_command(argv, cwd):
+        return 0, "7" * digits + "\n", ""
+
+    with pytest.raises(ezpz.Error) as raised:
+        ezpz.submit({"system": system, "nodes": 1, "walltime": "5m", "run": "true"}, env={},
+                    records_dir=str(tmp_path), submit_dir=str(tmp_path), run=submit_command)
+    assert f"({digits} bytes), is longer than any job id" in str(raised.value)
+    assert any(tmp_path.rglob("job.sh"))
+
+
 @pytest.mark.skipif(os.environ.get("EZPZ_SLURM_TEST") != "1", reason="needs the test Slurm cluster (ctest slurm.python_api)")
 def test_submit_and_status_on_the_real_slurm(tmp_path):
     records = tmp_path / "records"

@@ -70,14 +70,14 @@ if ! "${offline[@]}" cmake --build "$build" --target ezpz -j "${EZPZ_BUILD_JOBS:
 fi
 echo "configure $((configured - start)) s, build of ezpz $((SECONDS - configured)) s"
 
-for name in yaml-cpp nlohmann_json cli11 boost xxhash libarchive; do
+for name in yaml-cpp nlohmann_json cli11 boost xxhash libarchive re2; do
   check "$name is built from the mirror's tarball" grep -qF -- "-- $name: building it from $cache/" "$workdir/configure.log"
 done
 # Not one header or library of the system's copies reached the build.
-system_files=$(cd "$build" && ninja -t deps | grep -E '/usr/(local/)?include/(yaml-cpp|boost|nlohmann|CLI|xxhash\.h|archive)')
+system_files=$(cd "$build" && ninja -t deps | grep -E '/usr/(local/)?include/(yaml-cpp|boost|nlohmann|CLI|xxhash\.h|archive|re2/)')
 check "no system header of the fetched libraries is used ($(head -n 3 <<<"$system_files" | tr -s ' \n' ' '))" \
   test -z "$system_files"
-system_libraries=$(grep -oE '(^| )/[^ ]*lib(yaml-cpp|boost_filesystem|xxhash|archive)\.(a|so)[^ ]*' "$build/build.ninja" |
+system_libraries=$(grep -oE '(^| )/[^ ]*lib(yaml-cpp|boost_filesystem|xxhash|archive|re2)\.(a|so)[^ ]*' "$build/build.ninja" |
                    sort -u)
 check "no system library of the fetched libraries is linked ($(head -n 3 <<<"$system_libraries" | tr '\n' ' '))" \
   test -z "$system_libraries"

@@ -50,7 +50,7 @@ YamlNode to_node(const Value& value, const std::string& path, const std::string&
                     : value.type() == Value::Type::number  ? number_text(value.as_number())
                                                            : value.as_string();
       node.quoted = value.type() == Value::Type::string;  // "01:00:00" stays text
-      node.loc = place(core::printable(node.scalar, 200));
+      node.loc = place(core::printable(node.scalar));
       budget.count_value(depth, node.loc);
       budget.check_text(node.scalar, node.loc);
       break;
@@ -67,7 +67,7 @@ YamlNode to_node(const Value& value, const std::string& path, const std::string&
       budget.count_value(depth, node.loc);
       for (size_t i = 0; i < value.keys().size(); ++i) {
         const std::string& key = value.keys()[i];
-        std::string key_path = path.empty() ? core::printable(key, 200) : path + "." + core::printable(key, 200);
+        std::string key_path = path.empty() ? core::printable(key) : path + "." + core::printable(key);
         core::SourceLoc key_loc{core::make_source(name, key_path, true), 1, 1, 1};
         budget.check_text(key, key_loc);
         node.entries.push_back(

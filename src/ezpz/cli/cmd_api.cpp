@@ -19,7 +19,7 @@ namespace ezpz {
 namespace {
 
 using core::k_max_depth;
-using core::printable;
+using core::quoted_cut;
 using core::UserError;
 using nlohmann::json;
 
@@ -28,7 +28,7 @@ using nlohmann::json;
 // key path is known: the spec's own reading would refuse it too, and the recursion here must stop.
 Value to_value(const json& value, const std::string& path = "", int depth = 0) {
   if (depth > k_max_depth) {
-    throw UserError("ezpz api: the values at '" + printable(path, 200) + "' nest deeper than " +
+    throw UserError("ezpz api: the values at " + quoted_cut(path, 200) + " nest deeper than " +
                     std::to_string(k_max_depth) + " levels");
   }
   switch (value.type()) {
@@ -124,8 +124,8 @@ class CallerRunner : public ProcessRunner {
     };
     if (!field("exit_code", &json::is_number_integer) || !field("out", &json::is_string) ||
         !field("err", &json::is_string)) {
-      throw UserError("ezpz api: the caller's answer to the run of '" + printable(argv.at(0), 60) +
-                      "' is not {\"exit_code\": INT, \"out\": TEXT, \"err\": TEXT}: " + printable(line, 200));
+      throw UserError("ezpz api: the caller's answer to the run of " + quoted_cut(argv.at(0), 60) +
+                      " is not {\"exit_code\": INT, \"out\": TEXT, \"err\": TEXT}: " + quoted_cut(line, 200));
     }
     ProcessResult result;
     std::int64_t code = answer["exit_code"].get<std::int64_t>();

@@ -1,7 +1,6 @@
 // The checks about starting ranks: the launcher's family, and the MPI library a program links against.
-#include <regex>
-
 #include "ezpz/doctor/checks.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -11,7 +10,7 @@ namespace {
 struct LauncherFamily {
   const char* name;                    // launcher_family_names()
   const char* display;                 // for findings
-  const char* version_text;            // ECMAScript, searched in the answer to --version
+  const char* version_text;            // RE2, searched in the answer to --version
   std::vector<const char*> libraries;  // the MPI library families it starts (MpiLibrary names)
 };
 const LauncherFamily k_families[] = {
@@ -21,17 +20,17 @@ const LauncherFamily k_families[] = {
     {"openmpi", "Open MPI", "OpenRTE|Open MPI", {"openmpi"}},
     // srun prints "slurm 23.02.7" (Debian's: "slurm-wlm 22.05.8"); it starts MPICH (PMI-2) and Open MPI
     // (PMIx) programs alike.
-    {"srun", "Slurm srun", "^slurm(-wlm)? [0-9]", {"mpich", "openmpi"}},
+    {"srun", "Slurm srun", "(?m)^slurm(-wlm)? [0-9]", {"mpich", "openmpi"}},
     // HPE PALS starts Cray MPICH, which has MPICH's ABI. Its --version text is not confirmed here.
     {"pals", "HPE PALS", "PALS|[Cc]ray", {"mpich"}},
-    {"local", "ezpz launch", "^ezpz ", {"mpich", "openmpi"}},
+    {"local", "ezpz launch", "(?m)^ezpz ", {"mpich", "openmpi"}},
 };
 
 // MPI libraries by the soname a program links: the MPICH ABI (MPICH, Cray MPICH, Intel MPI) keeps
 // libmpi.so.12; Open MPI's is libmpi.so.40.
 struct MpiLibrary {
   const char* name;
-  const char* soname_pattern;  // ECMAScript, searched in each line of ldd's answer
+  const char* soname_pattern;  // RE2, searched in each line of ldd's answer
 };
 const MpiLibrary k_libraries[] = {
     {"mpich", R"(libmpich\.so|libmpi\.so\.12|libmpi_cray|libmpi_intel)"},
@@ -47,7 +46,7 @@ const LauncherFamily* family_named(const std::string& name) {
 
 const LauncherFamily* family_answering(const std::string& version) {
   for (const auto& family : k_families) {
-    if (std::regex_search(version, std::regex(family.version_text, std::regex::multiline))) return &family;
+    if (compile_regex(family.version_text, {}, family.name).search(version)) return &family;
   }
   return nullptr;
 }
@@ -69,7 +68,7 @@ std::string mpi_library_of(const DoctorInputs& inputs, const std::string& progra
   }
   for (const auto& line : split(result.out, '\n')) {
     for (const auto& library : k_libraries) {
-      if (!std::regex_search(line, std::regex(library.soname_pattern))) continue;
+      if (!compile_regex(library.soname_pattern, {}, library.name).search(line)) continue;
       *line_found = trim(line);
       if (line.find("not found") != std::string::npos) {
         *problem = program + " needs " + *line_found + ": the loader cannot find its MPI library";

@@ -2,22 +2,22 @@
 #include "ezpz/profile/detect.hpp"
 
 #include <algorithm>
-#include <regex>
 
 #include "ezpz/util/regex.hpp"
+#include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
 
-std::regex compile(const std::string& pattern, const SystemProfile& profile) {
+Regex compile(const std::string& pattern, const SystemProfile& profile) {
   return compile_regex(pattern, SourceLoc{profile.source, 0, 0, 1}, "detect");
 }
 
 std::optional<std::string> env_match(const SystemProfile& profile, const DetectInput& input) {
   for (const auto& [variable, pattern] : profile.detect.env) {
     std::optional<std::string> value = input.env(variable);
-    if (value && std::regex_search(*value, compile(pattern, profile))) {
-      return variable + "='" + *value + "' matches '" + pattern + "'";
+    if (value && compile(pattern, profile).search(*value)) {
+      return variable + "=" + quoted_cut(*value) + " matches '" + pattern + "'";
     }
   }
   return std::nullopt;
@@ -26,10 +26,10 @@ std::optional<std::string> env_match(const SystemProfile& profile, const DetectI
 std::optional<std::string> hostname_match(const SystemProfile& profile, const DetectInput& input) {
   std::string short_name = input.hostname.substr(0, input.hostname.find('.'));
   for (const auto& pattern : profile.detect.hostname) {
-    std::regex compiled = compile(pattern, profile);
+    Regex compiled = compile(pattern, profile);
     for (const auto& name : {input.hostname, short_name}) {
-      if (!name.empty() && std::regex_search(name, compiled)) {
-        return "hostname '" + name + "' matches '" + pattern + "'";
+      if (!name.empty() && compiled.search(name)) {
+        return "hostname " + quoted_cut(name) + " matches '" + pattern + "'";
       }
     }
   }

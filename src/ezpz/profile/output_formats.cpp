@@ -67,7 +67,7 @@ bool same_job(std::string_view asked, std::string_view named) {
 bool about_another_job(const std::string& named, JobStatus& status) {
   status.state = JobState::unknown;
   status.scheduler_state.clear();
-  status.detail = "the scheduler answered about another job ('" + printable(named, 40) + "'), not this one";
+  status.detail = "the scheduler answered about another job (" + quoted_cut(named, 40) + "), not this one";
   return true;
 }
 

@@ -67,14 +67,13 @@ struct Reader {
       if (auto value = read_int(item, what, 0, 1 << 20, d)) target.push_back(static_cast<int>(*value));
     }
   }
-  // Patterns are compiled where they are used (detection, job ids), not on every load: compiling a
-  // std::regex costs more than rendering a script. tests/unit/profile checks every shipped pattern.
-  // A regular expression, checked here: a bad one is an error at its place, not at its first use.
+  // A regular expression (RE2's syntax), checked here: a bad one is an error at its place, not at its
+  // first use, where it is compiled again. tests/unit/profile checks every shipped pattern.
   void regex(const YamlNode& node, std::string_view what, std::string& target) {
     std::string pattern;
     text(pattern, node, what);
     if (std::string problem = regex_problem(pattern); !problem.empty()) {
-      d.error(node.loc, "'" + std::string(what) + "' is not a regular expression: " + problem);
+      d.error(node.loc, "'" + std::string(what) + "' is not a regular expression: " + problem, k_regex_hint);
       return;
     }
     target = pattern;

@@ -89,7 +89,7 @@ struct Launcher {
 // A line of a failed launch's output that names a bad node (failover.patterns; docs/failover.md).
 struct FailurePattern {
   std::string name;
-  std::string regex;             // ECMAScript, searched in each line
+  std::string regex;             // RE2, searched in each line
   int host_group = 1;            // the capture group that holds the host
   std::string host_is = "name";  // name | address: an IP address, matched to the addresses of the hosts
   // false: a match makes the host a suspect only, recorded but not evicted on its own (a line that

@@ -1,9 +1,9 @@
 // Staging destinations against the profile's node-local storage.
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -11,8 +11,8 @@ namespace {
 
 // The components of an absolute path, lexically normal ("a/../b" is "b"), with "${NAME}" written "$NAME".
 std::vector<std::string> components(const std::string& path) {
-  static const std::regex k_braced(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
-  std::string normal = std::filesystem::path(std::regex_replace(path, k_braced, "$$$1")).lexically_normal().string();
+  static const Regex k_braced = compile_regex(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})", {}, "a braced variable");
+  std::string normal = std::filesystem::path(k_braced.replace_all(path, R"($\1)")).lexically_normal().string();
   std::vector<std::string> parts;
   for (auto& part : split(normal, '/')) {
     if (!part.empty() && part != ".") parts.push_back(std::move(part));

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <regex>
 #include <string_view>
 
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -60,9 +60,9 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
   devices.count = 1;
   std::error_code error;
   int nvidia = 0;
-  static const std::regex k_nvidia("nvidia[0-9]+");
+  static const Regex k_nvidia = compile_regex("nvidia[0-9]+", {}, "the NVIDIA device name");
   for (const auto& entry : fs::directory_iterator(fs::path(root) / "dev", error)) {
-    if (std::regex_match(entry.path().filename().string(), k_nvidia)) ++nvidia;
+    if (k_nvidia.full_match_groups(entry.path().filename().string())) ++nvidia;
   }
   std::map<DeviceKind, int> render_nodes;
   for (const auto& entry : fs::directory_iterator(fs::path(root) / "sys/class/drm", error)) {

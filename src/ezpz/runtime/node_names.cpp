@@ -5,8 +5,6 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
-#include "ezpz/util/regex.hpp"
-
 namespace ezpz::core {
 
 NodeNames::NodeNames(const std::vector<std::string>& hosts, const Failover& failover) : m_hosts(hosts) {
@@ -21,13 +19,9 @@ NodeNames::NodeNames(const std::vector<std::string>& hosts, const Failover& fail
 std::string NodeNames::key(const std::string& name) const {
   std::string short_name = name.substr(0, name.find('.'));
   if (!m_node_key) return short_name;
-  std::smatch match;
-  try {
-    if (!std::regex_search(name, match, *m_node_key)) return short_name;
-  } catch (const std::exception&) {  // a name std::regex gives up on: its short form
-    return short_name;
-  }
-  std::string id = match.size() > 1 && match[1].matched ? match[1].str() : match[0].str();
+  auto match = m_node_key->search_groups(name);
+  if (!match) return short_name;
+  std::string id = match->size() > 1 && (*match)[1] ? *(*match)[1] : *(*match)[0];
   return id.empty() ? short_name : id;
 }
 

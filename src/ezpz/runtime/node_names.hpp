@@ -3,11 +3,11 @@
 
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "ezpz/profile/system_profile.hpp"
+#include "ezpz/util/regex.hpp"
 
 namespace ezpz::core {
 
@@ -39,7 +39,7 @@ class NodeNames {
 
  private:
   std::vector<std::string> m_hosts;
-  std::optional<std::regex> m_node_key;
+  std::optional<Regex> m_node_key;
   std::map<std::string, std::string> m_by_key;
   std::optional<std::map<std::string, std::string>> m_by_address;
 };

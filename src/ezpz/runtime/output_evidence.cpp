@@ -1,7 +1,6 @@
 // Scanning a launch's output for lines that name bad nodes, and for progress.
 #include "ezpz/runtime/output_evidence.hpp"
 
-#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -61,24 +60,17 @@ void OutputEvidence::ignore(std::string message) {
 
 void OutputEvidence::scan(std::string_view line) {
   if (line.empty()) return;
-  std::string text(line);
-  for (auto& compiled : m_patterns) {
-    if (compiled.broken) continue;
+  for (const auto& compiled : m_patterns) {
     const FailurePattern& pattern = *compiled.pattern;
-    std::smatch match;
-    try {
-      if (!std::regex_search(text, match, compiled.regex)) continue;
-    } catch (const std::exception& error) {  // error_complexity, error_stack: the loop goes on
-      compiled.broken = true;
-      ignore("pattern '" + pattern.name + "' gave up on a line (" + error.what() + "); not used again");
-      continue;
-    }
-    if (static_cast<std::size_t>(pattern.host_group) >= match.size() || !match[pattern.host_group].matched) {
+    auto match = compiled.regex.search_groups(line);
+    if (!match) continue;
+    auto group = static_cast<std::size_t>(pattern.host_group);
+    if (group >= match->size() || !(*match)[group]) {
       ignore("pattern '" + pattern.name + "' has no group " + std::to_string(pattern.host_group) +
              " (line: " + shown(line) + ")");
       continue;
     }
-    Found found{&pattern, match[pattern.host_group].str(), shown(line)};
+    Found found{&pattern, *(*match)[group], shown(line)};
     if (!m_seen.insert(pattern.name + "\n" + found.named).second) continue;  // every rank may say it
     if (pattern.host_is != "address") {
       take(found);
@@ -86,13 +78,7 @@ void OutputEvidence::scan(std::string_view line) {
       m_addresses.push_back(std::move(found));
     }
   }
-  if (m_progress && !m_progress_seen) {
-    try {
-      m_progress_seen = std::regex_search(text, *m_progress);
-    } catch (const std::exception&) {
-      // A line std::regex gives up on proves no progress.
-    }
-  }
+  if (m_progress && !m_progress_seen) m_progress_seen = m_progress->search(line);
 }
 
 void OutputEvidence::take(const Found& found) {

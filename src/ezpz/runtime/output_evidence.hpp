@@ -3,13 +3,13 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ezpz/runtime/node_names.hpp"
+#include "ezpz/util/regex.hpp"
 
 namespace ezpz::core {
 
@@ -24,8 +24,9 @@ class OutputEvidence {
 
   // Forgets what earlier output said (a new attempt starts).
   void reset();
-  // The next bytes of the output, in any pieces; lines end at '\n' or '\r'. Cheap: it matches lines,
-  // and leaves resolving addresses to finish().
+  // The next bytes of the output, in any pieces; lines end at '\n' or '\r'. Cheap: it matches lines
+  // (each in time linear in its length, whatever the pattern), and leaves resolving addresses to
+  // finish().
   void feed(std::string_view bytes);
   // The end of the output: a last line without '\n' is looked at, and the addresses patterns found are
   // matched to the allocation's hosts.
@@ -45,8 +46,7 @@ class OutputEvidence {
  private:
   struct Compiled {
     const FailurePattern* pattern;
-    std::regex regex;
-    bool broken = false;  // threw while matching (a pathological line): not used again
+    Regex regex;
   };
   struct Found {
     const FailurePattern* pattern;
@@ -60,7 +60,7 @@ class OutputEvidence {
 
   NodeNames& m_names;
   std::vector<Compiled> m_patterns;
-  std::optional<std::regex> m_progress;
+  std::optional<Regex> m_progress;
   bool m_progress_seen = false;
   std::string m_line;              // the unfinished line, at most k_max_scanned_line bytes
   std::vector<Found> m_addresses;  // matched to hosts in finish()

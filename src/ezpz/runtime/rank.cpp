@@ -64,7 +64,7 @@ std::optional<Value> read(const EnvLookup& env, const char* variable) {
   bool number = !digits.empty() && std::all_of(digits.begin(), digits.end(), ::isdigit);
   if (!number || digits.size() > 9) {
     throw UserError(
-        std::string(variable) + "='" + printable(*text, 40) + "' " + (number ? "is over 999999999" : "is not a number"),
+        std::string(variable) + "=" + quoted_cut(*text, 40) + " " + (number ? "is over 999999999" : "is not a number"),
         "check how the job's launcher was started");
   }
   return Value{std::stol(digits), variable, *text};

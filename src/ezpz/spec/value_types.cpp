@@ -42,7 +42,7 @@ ValueType<std::string> regex_type() {
             std::string problem = regex_problem(*value);
             if (problem.empty()) return value;
             d.error(node.loc, "'" + path + "' is not a regular expression: " + problem,
-                    "an ECMAScript regular expression, e.g. 'step [0-9]+'");
+                    "an RE2 regular expression (no backreferences or lookaround), e.g. 'step [0-9]+'");
             return std::nullopt;
           }};
 }

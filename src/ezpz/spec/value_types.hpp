@@ -25,7 +25,8 @@ struct ValueType {
 };
 
 ValueType<std::string> text_type();
-// An ECMAScript regular expression, compiled when read so that a bad one is reported where it is written.
+// A regular expression (RE2's syntax, util/regex.hpp), compiled when read so that a bad one is reported where it is
+// written.
 ValueType<std::string> regex_type();
 ValueType<std::string> cpu_bind_type();  // auto, none, list:<cpus>:<cpus>… (checked), or the launcher's own
 ValueType<long> count_type();            // a whole number of at least 1

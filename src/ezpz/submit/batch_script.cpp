@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 #include <sstream>
 
 #include "ezpz/profile/directive_options.hpp"
@@ -13,6 +12,7 @@
 #include "ezpz/util/file.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/option_template.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 std::string option_of_directive(const Scheduler& scheduler, const std::string& key) {
   for (const auto& [name, text] : scheduler.directives) {
     if (name != key || !text) continue;
-    std::string line = std::regex_replace(*text, std::regex(R"(\{[^}]*\})"), "x");
+    static const Regex k_placeholder = compile_regex(R"(\{[^}]*\})", {}, "a placeholder");
+    std::string line = k_placeholder.replace_all(*text, "x");
     auto names = directive_option_names(scheduler.options, line);
     return names.empty() ? std::string() : names.front();
   }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,9 @@ nlohmann::json JobRecord::to_json() const {
 JobRecord JobRecord::from_json(const nlohmann::json& json, const std::string& dir) {
   JobRecord record;
   record.job_id = json.at("job_id").get<std::string>();
+  if (std::string problem = job_id_problem(record.job_id); !problem.empty()) {
+    throw UserError(quoted_cut(record.job_id, 60) + " is not a job id: " + problem);
+  }
   record.scheduler = json.at("scheduler").get<std::string>();
   record.system = json.value("system", "");
   record.name = json.value("name", "");
@@ -55,6 +59,21 @@ std::string records_root(const std::string& flag) {
   throw UserError("cannot tell where job records go: HOME is not set", "set EZPZ_RECORDS_DIR or pass --records DIR");
 }
 
+std::string job_id_problem(std::string_view id) {
+  auto id_character = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("._[];+-").find(c) != std::string_view::npos;
+  };
+  if (id.empty()) return "it is empty";
+  if (id.size() > k_max_job_id_length) {
+    return "it is " + std::to_string(id.size()) + " characters long, over " + std::to_string(k_max_job_id_length);
+  }
+  if (std::isalnum(static_cast<unsigned char>(id.front())) == 0) return "it does not start with a letter or digit";
+  if (!std::all_of(id.begin(), id.end(), id_character))
+    return "it has characters other than letters, digits and ._[];+-";
+  return "";
+}
+
 std::string record_dir(const std::string& root, const std::string& job_id) {
   std::string safe = job_id;
   std::replace(safe.begin(), safe.end(), '/', '_');
@@ -74,7 +93,8 @@ std::vector<JobRecord> list_records(const std::string& root) {
       if (fs::path(record_dir(root, record.job_id)).filename() != entry.path().filename()) continue;
       found.emplace_back(fs::last_write_time(file, error), std::move(record));
     } catch (const std::exception& problem) {
-      std::cerr << "ezpz: warning: skipping unreadable record " << file.string() << ": " << problem.what() << "\n";
+      std::cerr << "ezpz: warning: skipping unreadable record " << printable(file.string(), 300) << ": "
+                << problem.what() << "\n";
     }
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,12 @@ struct JobRecord {
 // directory: `flag` (--records), else $EZPZ_RECORDS_DIR, else $XDG_STATE_HOME/ezpz/jobs, else
 // ~/.local/state/ezpz/jobs. Throws UserError when none of them is set.
 std::string records_root(const std::string& flag);
+
+// Why `id` cannot be a job's id, or "": what ezpz passes to scheduler commands and names records after
+// must be at most k_max_job_id_length characters of letters, digits and ._[];+- (the ids PBS, Slurm and
+// Flux give), and start with a letter or digit: an id starting with '-' would be an option of qdel or
+// scancel, and "..", "/" would name directories outside the records.
+std::string job_id_problem(std::string_view id);
 
 // The directory for a job id in `root` (ids are made file-name safe).
 std::string record_dir(const std::string& root, const std::string& job_id);

@@ -3,7 +3,6 @@
 
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/submit/job_record.hpp"
@@ -11,12 +10,6 @@
 #include "ezpz/util/env_lookup.hpp"
 
 namespace ezpz::core {
-
-// Why `id` cannot be a job's id, or "": what ezpz passes to scheduler commands and names records after
-// must be at most k_max_job_id_length characters of letters, digits and ._[];+- (the ids PBS, Slurm and
-// Flux give), and start with a letter or digit: an id starting with '-' would be an option of qdel or
-// scancel, and "..", "/" would name directories outside the records.
-std::string job_id_problem(std::string_view id);
 
 struct JobRef {
   std::string job_id;

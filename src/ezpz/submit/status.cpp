@@ -61,7 +61,7 @@ JobStatus query_status(const Scheduler& scheduler, const std::string& job_id, Pr
                     "is the " + scheduler.name + " server reachable from here?");
   }
   if (status.state == JobState::unknown && status.detail.empty()) {
-    status.detail = "the scheduler's state '" + printable(status.scheduler_state, 60) + "' is not in schedulers/" +
+    status.detail = "the scheduler's state " + quoted_cut(status.scheduler_state, 60) + " is not in schedulers/" +
                     scheduler.name + ".yaml";
   }
   return status;

@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
-#include <regex>
 
 #include "ezpz/submit/job_ref.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
+#include "ezpz/util/limits.hpp"
 #include "ezpz/util/option_template.hpp"
+#include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
@@ -55,14 +56,28 @@ std::string run_submit_command(const Scheduler& scheduler, const std::vector<std
             "; the script is kept at " + kept_script);
   }
   if (result.exit_code != 0) throw UserError(failure_message(argv, result), "the script is kept at " + kept_script);
-  std::smatch match;
   std::string out = trim(result.out);
   std::string first_line = out.substr(0, out.find('\n'));
-  if (!std::regex_match(first_line, match, std::regex(scheduler.job_id_pattern)) || match[1].str().empty()) {
-    throw UserError("cannot find a job id in what " + argv[0] + " printed: '" + printable(out) + "'",
-                    "the job may have been submitted; the script is kept at " + kept_script);
+  std::string hint =
+      "the job may have been submitted: look in the queue before submitting again; the script is kept at " +
+      kept_script;
+  if (first_line.size() > k_max_job_id_length) {
+    throw UserError("cannot find a job id in what " + argv[0] + " printed: its first line, " + quoted_cut(first_line) +
+                        ", is longer than any job id (at most " + std::to_string(k_max_job_id_length) + " bytes)",
+                    hint);
   }
-  return match[1].str();
+  auto match = compile_regex(scheduler.job_id_pattern, SourceLoc{scheduler.source}, "job_id_pattern")
+                   .full_match_groups(first_line);
+  if (!match || match->size() < 2 || !(*match)[1] || (*match)[1]->empty()) {
+    throw UserError("cannot find a job id in what " + argv[0] + " printed: " + quoted_cut(out, 1000), hint);
+  }
+  // A profile's pattern may take more than a job id: it must not become an option of qdel or a path.
+  std::string id = *(*match)[1];
+  if (std::string problem = job_id_problem(id); !problem.empty()) {
+    throw UserError(quoted_cut(id, 60) + ", what " + argv[0] + " printed as the job id, is not a job id: " + problem,
+                    hint);
+  }
+  return id;
 }
 
 JobRecord file_record(JobRecord record, const std::string& pending, const SubmitOptions& options) {
@@ -116,13 +131,6 @@ JobRecord submit(const ResolvedJob& job, const Script& script, ProcessRunner& ru
 
   JobRecord record;
   record.job_id = run_submit_command(scheduler, argv, runner, options, script_path);
-  if (std::string problem = job_id_problem(record.job_id); !problem.empty()) {
-    throw UserError(
-        "'" + printable(record.job_id, 60) + "', what " + argv[0] +
-            " printed as the job id, is not a job id: " + problem,
-        "the job may have been submitted: look in the queue before submitting again; the script is kept at " +
-            script_path);
-  }
   record.scheduler = scheduler.name;
   record.system = job.profile->name;
   record.name = job.spec.name->value;

@@ -35,9 +35,9 @@ constexpr std::size_t k_max_host_bytes = 64u << 20;
 // What ezpz keeps of each output stream of a scheduler command (qstat -f of one job is a few KiB).
 constexpr std::size_t k_max_command_output = 16u << 20;
 
-// Longest job id ezpz takes, from a user or a scheduler: a record's directory is named after it (NAME_MAX
-// is 255), and real ids are far shorter (Aurora's "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"
-// is 57).
+// Longest job id ezpz takes, from a user or a scheduler (the first line of an sbatch/qsub answer): it
+// names its record's directory (NAME_MAX is 255, less room for ".before-<time>-<pid>"); the longest real
+// ones are PBS's "<number>.<server's full name>" (Aurora's is 57).
 constexpr std::size_t k_max_job_id_length = 200;
 
 // How much of a failed command's stderr an error message shows.

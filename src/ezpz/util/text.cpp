@@ -37,10 +37,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
-std::string printable(std::string_view text, std::size_t max_bytes) {
-  return text.size() > max_bytes ? printable(text.substr(0, max_bytes)) + "..." : printable(text);
-}
-
 std::string join(const std::vector<int>& numbers, std::string_view separator) {
   std::vector<std::string> parts;
   parts.reserve(numbers.size());
@@ -125,6 +121,14 @@ std::string printable(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string quoted_cut(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return "'" + printable(text) + "'";
+  std::size_t cut = max_bytes;
+  // Not inside a UTF-8 character: a cut one would turn the whole prefix into escapes.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  return "'" + printable(text.substr(0, cut)) + "…' (" + std::to_string(text.size()) + " bytes)";
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {

@@ -52,9 +52,10 @@ std::string suggestion_hint(std::string_view word, const std::vector<std::string
 
 // `text` with control characters shown as escapes ("\n", "\x1b"), for quoting values in messages.
 std::string printable(std::string_view text);
-// The first `max_bytes` of `text`, printable, with "..." when there was more: a value from outside
-// (a scheduler's answer, an environment variable) quoted in a message without flooding it.
-std::string printable(std::string_view text, std::size_t max_bytes);
+
+// A value someone else wrote, quoted for a message: "'value'" printable, or when longer than
+// `max_bytes`, "'its first max_bytes bytes…' (N bytes)".
+std::string quoted_cut(std::string_view text, std::size_t max_bytes = 100);
 
 // Whether `text` is well-formed UTF-8 (no stray continuation bytes, overlong forms or surrogates).
 bool is_valid_utf8(std::string_view text);

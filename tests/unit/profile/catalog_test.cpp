@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "../cannot_run.hpp"
 #include "../test_support.hpp"
@@ -58,19 +57,35 @@ TEST(Catalog, EveryShippedProfileLoadsWithAuditDateSourcesAndScheduler) {
   }
 }
 
+// Every pattern of the shipped profiles and scheduler files is RE2's (util/regex.hpp).
 TEST(Catalog, EveryShippedPatternCompiles) {
   for (const auto& name : k_shipped) {
     const SystemProfile& profile = test::builtin_catalog().system(name);
     for (const auto& [variable, pattern] : profile.detect.env)
-      EXPECT_NO_THROW(std::regex{pattern}) << name << " " << variable;
-    for (const auto& pattern : profile.detect.hostname) EXPECT_NO_THROW(std::regex{pattern}) << name << " " << pattern;
-    EXPECT_NO_THROW(std::regex{test::builtin_catalog().scheduler(profile.scheduler).job_id_pattern}) << name;
-    if (!profile.failover.node_key.empty()) {
-      EXPECT_NO_THROW(std::regex{profile.failover.node_key}) << name;
-    }
+      EXPECT_EQ(regex_problem(pattern), "") << name << " " << variable;
+    for (const auto& pattern : profile.detect.hostname) EXPECT_EQ(regex_problem(pattern), "") << name << " " << pattern;
+    EXPECT_EQ(regex_problem(test::builtin_catalog().scheduler(profile.scheduler).job_id_pattern), "") << name;
+    EXPECT_EQ(regex_problem(profile.failover.node_key), "") << name;
     for (const auto& pattern : profile.failover.patterns)
-      EXPECT_NO_THROW(std::regex{pattern.regex}) << name << " " << pattern.name;
+      EXPECT_EQ(regex_problem(pattern.regex), "") << name << " " << pattern.name;
   }
+}
+
+// What the job id patterns take from real answers (schedulers/*.yaml), and what they refuse.
+TEST(Catalog, JobIdPatternsTakeTheIdOfRealAnswers) {
+  auto id = [](const std::string& scheduler, const std::string& line) -> std::optional<std::string> {
+    auto groups = compile_regex(test::builtin_catalog().scheduler(scheduler).job_id_pattern, {}, "job_id_pattern")
+                      .full_match_groups(line);
+    if (!groups || !(*groups)[1]) return std::nullopt;
+    return *(*groups)[1];
+  };
+  EXPECT_EQ(id("slurm", "4242;cluster"), "4242");
+  EXPECT_EQ(id("slurm", "4242_7"), "4242_7");
+  EXPECT_EQ(id("slurm", "Submitted batch job 12"), std::nullopt);
+  EXPECT_EQ(id("pbs", "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"),
+            "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov");
+  EXPECT_EQ(id("pbs", "31[].server"), "31[].server");
+  EXPECT_EQ(id("pbs", "qsub: error"), std::nullopt);
 }
 
 TEST(Catalog, SunspotExtendsAuroraButKeepsItsOwnQueues) {

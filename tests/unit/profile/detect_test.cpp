@@ -53,5 +53,23 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{{"PBS_JOBID", "77.pbs-server"}}, "node17", "pbs"}, Case{{{"SLURM_JOB_ID", "9"}}, "n1", "slurm"},
         Case{{}, "my-laptop", "local"}));
 
+// A long value (libstdc++'s std::regex recursed once per digit of PBS_O_HOST and crashed): matched,
+// and shown cut to a prefix with its length.
+TEST(DetectLongValues, MatchAndAreShownCut) {
+  std::string host = "sophia-login-" + std::string(30000, '1');
+  auto detection = detect_system(test::builtin_catalog(), DetectInput{table_env({{"PBS_O_HOST", host}}), "node17"});
+  ASSERT_TRUE(detection);
+  EXPECT_EQ(detection->system, "sophia");
+  EXPECT_LT(detection->reason.size(), 400u) << detection->reason.substr(0, 400);
+  EXPECT_NE(detection->reason.find("PBS_O_HOST='sophia-login-111"), std::string::npos) << detection->reason;
+  EXPECT_NE(detection->reason.find("(30013 bytes)"), std::string::npos) << detection->reason;
+
+  std::string job = "1.aurora-pbs-" + std::string(120000, 'x');
+  detection = detect_system(test::builtin_catalog(), DetectInput{table_env({{"PBS_JOBID", job}}), "n1"});
+  ASSERT_TRUE(detection);
+  EXPECT_EQ(detection->system, "aurora");
+  EXPECT_LT(detection->reason.size(), 400u);
+}
+
 }  // namespace
 }  // namespace ezpz::core

@@ -108,5 +108,20 @@ TEST(Records, AFifoRecordIsAnErrorForItsJobAndSkippedInTheList) {
   EXPECT_EQ(all[0].job_id, "7");
 }
 
+// A record whose id is no job's (terminal escapes once went to the terminal raw through `status`) is
+// skipped with a warning, escaped, and the other records are listed.
+TEST(Records, ARecordWhoseIdIsNoJobsIsSkipped) {
+  Records records;
+  records.add("42");
+  records.add("4\0332J");
+  testing::internal::CaptureStderr();
+  std::vector<JobRecord> listed = list_records(records.root);
+  std::string warning = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].job_id, "42");
+  EXPECT_NE(warning.find("is not a job id"), std::string::npos) << warning;
+  EXPECT_EQ(warning.find('\033'), std::string::npos) << "escaped";
+}
+
 }  // namespace
 }  // namespace ezpz::core

@@ -201,21 +201,49 @@ TEST(Submit, OutputWithoutAJobIdIsAnError) {
   EXPECT_THROW(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()), UserError);
 }
 
-// A 20,000-digit id from the scheduler cannot name a record: its record stayed "pending-…" and submit said
-// 0. Now: an error that says the job may be queued, with the script kept.
-TEST(Submit, AnIdThatCannotBeAJobsIsAnErrorThatKeepsTheScript) {
+// What a profile's job_id_pattern takes from an answer must still be a job id: "-5" would become an
+// option of scancel, "../x" a path outside the records.
+TEST(Submit, AnIdThatIsNoJobsIsAnErrorThatKeepsTheScript) {
   Fixture f;
   ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
-  test::FakeRunner runner;
-  runner.answers.push_back({0, std::string(20000, '7') + "\n", ""});
-  try {
-    submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
-    ADD_FAILURE() << "a 20,000-digit id was recorded";
-  } catch (const UserError& error) {
-    std::string text = error.what();
-    EXPECT_NE(text.find("is not a job id"), std::string::npos) << text.substr(0, 300);
-    EXPECT_LT(text.size(), 1000u) << "the id is shortened in the message";
-    EXPECT_NE(error.diagnostics()[0].hint.find("may have been submitted"), std::string::npos);
+  Scheduler loose = *job.scheduler;
+  loose.job_id_pattern = "^(.*)$";
+  job.scheduler = &loose;
+  for (const char* printed : {"-5", "../x", "4\0332J"}) {
+    test::FakeRunner runner;
+    runner.answers.push_back({0, std::string(printed) + "\n", ""});
+    try {
+      submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
+      ADD_FAILURE() << printed << " was taken as a job id";
+    } catch (const UserError& error) {
+      const auto& d = error.diagnostics()[0];
+      EXPECT_NE(d.message.find("is not a job id"), std::string::npos) << d.message;
+      EXPECT_EQ(d.message.find('\033'), std::string::npos) << "escaped";
+      EXPECT_NE(d.hint.find("may have been submitted"), std::string::npos) << d.hint;
+    }
+  }
+}
+
+// A first line far longer than any job id (libstdc++'s std::regex recursed once per digit and crashed
+// here, after the job was queued): an error that says so and keeps the script, never a crash.
+TEST(Submit, AnAnswerLongerThanAnyJobIdIsAnErrorThatKeepsTheScript) {
+  for (auto [system, digits] : {std::pair<std::string, size_t>{"slurm", 50000}, {"aurora", 60000}}) {
+    Fixture f;
+    ResolvedJob job = job_for("system: " + system + "\naccount: P\nname: t\nrun: [x]\n");
+    test::FakeRunner runner;
+    runner.answers.push_back({0, std::string(digits, '7') + "\n", ""});
+    try {
+      submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
+      ADD_FAILURE() << system << ": expected a UserError";
+    } catch (const UserError& error) {
+      const auto& d = error.diagnostics()[0];
+      EXPECT_NE(d.message.find("(" + std::to_string(digits) + " bytes)"), std::string::npos)
+          << d.message.substr(0, 300);
+      EXPECT_LT(d.message.size(), 1000u) << "the answer is shown cut, with its length";
+      EXPECT_NE(d.hint.find("may have been submitted"), std::string::npos) << d.hint;
+      std::string kept = d.hint.substr(d.hint.find('/'));
+      EXPECT_TRUE(fs::exists(kept)) << kept;
+    }
   }
 }
 

@@ -3,8 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <sstream>
+
+#include "ezpz/util/regex.hpp"
 
 namespace ezpz::core::yeet {
 namespace {
@@ -16,12 +17,9 @@ TEST(Progress, PrintsBytesShareRateAndTimeLeft) {
   progress.advance(1u << 20);
   progress.finish();
   std::string text = out.str();
-  EXPECT_TRUE(std::regex_search(
-      text, std::regex("^ezpz yeet: 1.00 MiB of 4.00 MiB \\(25%\\), [0-9.]+ MB/s, about [0-9]+ s left\n")))
-      << text;
-  EXPECT_TRUE(std::regex_search(
-      text, std::regex("\nezpz yeet: 2.00 MiB of 4.00 MiB \\(50%\\), [0-9.]+ MB/s, about [0-9]+ s left\n$")))
-      << text;
+  auto found = [&](const std::string& pattern) { return compile_regex(pattern, {}, "test").search(text); };
+  EXPECT_TRUE(found("^ezpz yeet: 1.00 MiB of 4.00 MiB \\(25%\\), [0-9.]+ MB/s, about [0-9]+ s left\n")) << text;
+  EXPECT_TRUE(found("\nezpz yeet: 2.00 MiB of 4.00 MiB \\(50%\\), [0-9.]+ MB/s, about [0-9]+ s left\n$")) << text;
 }
 
 TEST(Progress, RedrawsOneLineOnATerminalAndClearsItAtTheEnd) {
