@@ -93,8 +93,8 @@ std::vector<JobRecord> list_records(const std::string& root) {
       if (fs::path(record_dir(root, record.job_id)).filename() != entry.path().filename()) continue;
       found.emplace_back(fs::last_write_time(file, error), std::move(record));
     } catch (const std::exception& problem) {
-      std::cerr << "ezpz: warning: skipping unreadable record " << printable(file.string(), 300) << ": "
-                << problem.what() << "\n";
+      std::cerr << "ezpz: warning: skipping unreadable record " << printable(file.string()) << ": " << problem.what()
+                << "\n";
     }
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
