@@ -8,7 +8,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../e2e/lib.sh
 source "$here/../e2e/lib.sh"
 ezpz=$1
-export PATH="$here:$PATH" FAKE_FLUX_DIR="$workdir/flux" EZPZ_SYSTEMS_PATH="$here/systems"
+# A private copy of the profiles: ezpz skips profile directories another user could write
+# (docs/security.md), and a checkout may be group-writable.
+cp -R "$here/systems" "$workdir/systems"
+chmod -R go-w "$workdir/systems"
+export PATH="$here:$PATH" FAKE_FLUX_DIR="$workdir/flux" EZPZ_SYSTEMS_PATH="$workdir/systems"
 export EZPZ_RECORDS_DIR="$workdir/records" EZPZ_POLL_SECONDS=0.1
 unset EZPZ_SYSTEM
 mkdir -p "$FAKE_FLUX_DIR"
