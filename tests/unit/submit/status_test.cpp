@@ -315,7 +315,7 @@ INSTANTIATE_TEST_SUITE_P(
         OddAnswer{"slurm", "JobState=RUNNING = == =x x= \x01\x02 Reason=\n\n\nodd line without equals\n", "running",
                   ""},
         OddAnswer{"slurm", "JobState=RUNNING Reason=" + std::string(1 << 20, 'r') + "\n", "running", "rrrr"},
-        OddAnswer{"slurm", "JobId=42 JobState=" + std::string(1 << 20, 'S') + "\n", "unknown", "SSSS...' is not in"}));
+        OddAnswer{"slurm", "JobId=42 JobState=" + std::string(1 << 20, 'S') + "\n", "unknown", "SSSS…' (1048576 bytes) is not in"}));
 
 TEST(QueryStatus, OddSacctLinesGiveAStateNotAnAbort) {
   const std::pair<const char*, const char*> cases[] = {
