@@ -304,18 +304,19 @@ INSTANTIATE_TEST_SUITE_P(
 
 INSTANTIATE_TEST_SUITE_P(
     Slurm, OddSchedulerAnswers,
-    ::testing::Values(
-        OddAnswer{"slurm", "JobId=42 JobState=COMPLETED ExitCode=0:2147483647\n", "completed", ""},
-        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=99999999999999999999:0\n", "failed", ""},
-        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=-3:0\n", "failed", ""},
-        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=:\n", "failed", ""},
-        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=1:2:3\n", "failed", ""},
-        OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode\n", "failed", ""},
-        OddAnswer{"slurm", "JobId=42 JobState= ExitCode=0:0\n", "unknown", "empty JobState"},
-        OddAnswer{"slurm", "JobState=RUNNING = == =x x= \x01\x02 Reason=\n\n\nodd line without equals\n", "running",
-                  ""},
-        OddAnswer{"slurm", "JobState=RUNNING Reason=" + std::string(1 << 20, 'r') + "\n", "running", "rrrr"},
-        OddAnswer{"slurm", "JobId=42 JobState=" + std::string(1 << 20, 'S') + "\n", "unknown", "SSSS…' (1048576 bytes) is not in"}));
+    ::testing::Values(OddAnswer{"slurm", "JobId=42 JobState=COMPLETED ExitCode=0:2147483647\n", "completed", ""},
+                      OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=99999999999999999999:0\n", "failed", ""},
+                      OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=-3:0\n", "failed", ""},
+                      OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=:\n", "failed", ""},
+                      OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode=1:2:3\n", "failed", ""},
+                      OddAnswer{"slurm", "JobId=42 JobState=FAILED ExitCode\n", "failed", ""},
+                      OddAnswer{"slurm", "JobId=42 JobState= ExitCode=0:0\n", "unknown", "empty JobState"},
+                      OddAnswer{"slurm", "JobState=RUNNING = == =x x= \x01\x02 Reason=\n\n\nodd line without equals\n",
+                                "running", ""},
+                      OddAnswer{"slurm", "JobState=RUNNING Reason=" + std::string(1 << 20, 'r') + "\n", "running",
+                                "rrrr"},
+                      OddAnswer{"slurm", "JobId=42 JobState=" + std::string(1 << 20, 'S') + "\n", "unknown",
+                                "SSSS…' (1048576 bytes) is not in"}));
 
 TEST(QueryStatus, OddSacctLinesGiveAStateNotAnAbort) {
   const std::pair<const char*, const char*> cases[] = {
