@@ -39,8 +39,8 @@ struct RankSetup {
   long nodes = 1;
   // The variables `ezpz exec` exports, in its order: the rank's identity (RANK, LOCAL_RANK, WORLD_SIZE,
   // LOCAL_WORLD_SIZE, NODE_RANK), the rendezvous, the device (its visibility variable when it narrows
-  // it, TORCH_DEVICE), TORCH_BACKEND, the profile's backend variables the job has not set, and
-  // EZPZ_RANK_MARK (docs/runtime-env.md lists them).
+  // it, TORCH_DEVICE), TORCH_BACKEND, EZPZ_RANK_MARK, the profile's backend variables the job has not
+  // set, and torchrun's (GROUP_RANK, ROLE_*, TORCHELASTIC_*, OMP_NUM_THREADS; docs/runtime-env.md lists them).
   std::vector<std::pair<std::string, std::string>> exports;
   std::vector<std::string> notes;  // where each decision came from
 };

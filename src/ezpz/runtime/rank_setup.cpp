@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ezpz/runtime/allocation.hpp"
+#include "ezpz/runtime/torchrun_env.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/hash.hpp"
 #include "ezpz/util/rank_variables.hpp"
@@ -161,8 +162,8 @@ std::string rank_backend(const DeviceChoice& device, const EnvLookup& env) {
 }
 
 // The variables `ezpz exec` sets, in order: identity, rendezvous, device, backend, the mark `ezpz kill`
-// looks for, then the profile's backend environment for this job's node and rank counts (the same
-// entries the script exports, BackendEnv::for_job).
+// looks for, the profile's backend environment for this job's node and rank counts (the same entries
+// the script exports, BackendEnv::for_job), then torchrun's contract (runtime/torchrun_env.hpp).
 std::vector<std::pair<std::string, std::string>> rank_exports(const RankSetup& setup, const RuntimeInputs& inputs) {
   const EnvLookup& env = inputs.env;
   std::vector<std::pair<std::string, std::string>> exports = rank_variables(setup.rank);
@@ -178,6 +179,7 @@ std::vector<std::pair<std::string, std::string>> rank_exports(const RankSetup& s
       if (auto value = profile_export(entry.name, entry.value, env)) exports.emplace_back(entry.name, *value);
     }
   }
+  add_torchrun_exports(exports, {setup.rank, setup.nodes, job_id, setup.master_addr, setup.master_port}, env);
   return exports;
 }
 
