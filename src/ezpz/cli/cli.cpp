@@ -1,6 +1,7 @@
 // Argument parsing and the one place where errors become messages and exit codes.
 #include "ezpz/cli/cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <system_error>
 
 #include "ezpz/cli/command.hpp"
+#include "ezpz/cli/command_words.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
@@ -24,27 +26,40 @@ namespace {
 // first argument names a command, only that registrar runs: CLI11 builds every option eagerly, and
 // building all of them was most of ezpz's start-up (bench/README.md, hostlist). Otherwise (no command,
 // --help, --version) every registrar runs, so the top-level help lists them all.
-// `takes_program`: what follows the first "--" is a program (the job's `run`, a rank's command, yeet's
-// SRC DEST), set aside before parsing. For the other commands "--" only ends the options, as usual, so
-// `ezpz status -- 123` and an id that starts with '-' (`ezpz cancel -- -1`) reach the command.
+// `words`: how its words are read. `options`: "--" only ends the options, as usual, so `ezpz status -- 123`
+// and an id that starts with '-' (`ezpz cancel -- -1`) reach the command. `program`: what follows the
+// first "--" is a program (the job's `run`, a rank's command, yeet's SRC DEST), set aside before parsing.
+// `launch_words`: as the Python ezpz's launch reads them (command_words.hpp): the program also starts at
+// the first word that is no option, names like -np are read, and other options before "--" are passed on.
+enum class Words { options, program, launch_words };
 struct Command {
   const char* name;
   CommandRegistrar add;
-  bool takes_program;
+  Words words;
 };
 
 const Command k_commands[] = {
-    {"init", add_init_command, false},        {"doctor", add_doctor_command, true},
-    {"render", add_render_command, true},     {"resolve", add_resolve_command, true},
-    {"validate", add_validate_command, true}, {"systems", add_systems_command, false},
-    {"schema", add_schema_command, false},    {"submit", add_submit_command, true},
-    {"status", add_status_command, false},    {"cancel", add_cancel_command, false},
-    {"logs", add_logs_command, false},        {"exec", add_exec_command, true},
-    {"launch", add_launch_command, true},     {"kill", add_kill_command, false},
-    {"test", add_test_command, true},         {"hostlist", add_hostlist_command, false},
-    {"yeet", add_yeet_command, true},         {"probe", add_probe_command, false},
-    {"api", add_api_command, false},          {"completion", add_completion_command, false},
-    {"man", add_man_command, false},
+    {"init", add_init_command, Words::options},
+    {"doctor", add_doctor_command, Words::program},
+    {"render", add_render_command, Words::program},
+    {"resolve", add_resolve_command, Words::program},
+    {"validate", add_validate_command, Words::program},
+    {"systems", add_systems_command, Words::options},
+    {"schema", add_schema_command, Words::options},
+    {"submit", add_submit_command, Words::program},
+    {"status", add_status_command, Words::options},
+    {"cancel", add_cancel_command, Words::options},
+    {"logs", add_logs_command, Words::options},
+    {"exec", add_exec_command, Words::program},
+    {"launch", add_launch_command, Words::launch_words},
+    {"kill", add_kill_command, Words::options},
+    {"test", add_test_command, Words::program},
+    {"hostlist", add_hostlist_command, Words::options},
+    {"yeet", add_yeet_command, Words::program},
+    {"probe", add_probe_command, Words::options},
+    {"api", add_api_command, Words::options},
+    {"completion", add_completion_command, Words::options},
+    {"man", add_man_command, Words::options},
 };
 
 const Command* find_command(std::string_view name) {
@@ -59,9 +74,10 @@ void print_errors(const UserError& error) {
   if (error.diagnostics().size() > 1) std::cerr << "ezpz: " << error.diagnostics().size() << " errors\n";
 }
 
-std::vector<std::string>& separated_program() {
-  static std::vector<std::string> k_program;
-  return k_program;
+// The words of this command line that are not ezpz's own options (one command line per process).
+CommandWords& command_words() {
+  static CommandWords k_words;
+  return k_words;
 }
 
 int run_command(int argc, char** argv);
@@ -90,7 +106,11 @@ std::unique_ptr<CLI::App> make_full_app(CommandAction& action) {
 }
 
 const std::vector<std::string>& program_after_separator() {
-  return separated_program();
+  return command_words().program;
+}
+
+const std::vector<std::string>& options_passed_on() {
+  return command_words().passed_on;
 }
 
 // Every exception ends here, once; each kind has its exit code (util/exit_codes.hpp, README.md).
@@ -120,17 +140,19 @@ namespace {
 
 int run_command(int argc, char** argv) {
   const Command* chosen = argc > 1 ? find_command(argv[1]) : nullptr;
+  std::vector<std::string> words(argv, argv + argc);
   // Everything after the first "--" is the program of exec/launch/test …, never ezpz's own options.
-  for (int i = 1; i < argc && (chosen == nullptr || chosen->takes_program); ++i) {
-    if (std::string(argv[i]) != "--") continue;
-    separated_program().assign(argv + i + 1, argv + argc);
-    argc = i;
-    break;
+  if (chosen == nullptr || chosen->words == Words::program) {
+    auto separator = std::find(words.begin() + 1, words.end(), "--");
+    if (separator != words.end()) {
+      command_words().program.assign(separator + 1, words.end());
+      words.erase(separator, words.end());
+    }
   }
-  if (argc > 1 && argv[1][0] != '-' && chosen == nullptr) {
+  if (words.size() > 1 && words[1][0] != '-' && chosen == nullptr) {
     std::vector<std::string> names;
     for (const auto& command : k_commands) names.emplace_back(command.name);
-    std::cerr << "ezpz: usage error: unknown command '" << argv[1] << "'\n  hint: " << suggestion_hint(argv[1], names)
+    std::cerr << "ezpz: usage error: unknown command '" << words[1] << "'\n  hint: " << suggestion_hint(words[1], names)
               << " (see 'ezpz --help')\n";
     return k_exit_usage;
   }
@@ -139,7 +161,14 @@ int run_command(int argc, char** argv) {
   CLI::App& app = *root;
   if (chosen != nullptr) chosen->add(app, action);
   try {
-    app.parse(argc, argv);
+    if (chosen != nullptr && chosen->words == Words::launch_words) {
+      command_words() = read_command_words(*app.get_subcommand(chosen->name), {words.begin() + 2, words.end()});
+      words.resize(2);
+      words.insert(words.end(), command_words().options.begin(), command_words().options.end());
+    }
+    std::vector<char*> parsed;
+    for (auto& word : words) parsed.push_back(word.data());
+    app.parse(static_cast<int>(parsed.size()), parsed.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -147,7 +176,7 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ezpz: usage error: " << e.what() << "\n";
+    std::cerr << "ezpz: usage error: " << as_typed(e.what(), command_words()) << "\n";
     std::cerr << "  hint: run 'ezpz --help' or 'ezpz COMMAND --help'\n";
     return k_exit_usage;
   }

@@ -1,18 +1,21 @@
 // `ezpz launch -- CMD`: start every rank of CMD in this allocation with the system's own launcher.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
+#include "ezpz/cli/command_words.hpp"
 #include "ezpz/cli/launch_failover.hpp"
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/runtime/end_signal.hpp"
 #include "ezpz/runtime/launch.hpp"
 #include "ezpz/runtime/restarts.hpp"
 #include "ezpz/runtime/retry.hpp"
+#include "ezpz/runtime/torchrun_env.hpp"
 #include "ezpz/submit/process.hpp"
 #include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
@@ -45,6 +48,40 @@ struct LaunchOptions {
   std::string log_dir;
   bool verbatim = false;
   bool dry_run = false;
+  std::vector<std::string> launcher_options;  // options before "--" that are not ezpz's: `-x FOO=bar`
+};
+
+// The names of the options the Python ezpz's launch has too, its spellings among them (its
+// src/ezpz/cli/flags.py, build_launch_parser): one row per option.
+struct OptionNames {
+  const char* names;
+  const char* help;
+};
+const OptionNames k_ranks_names = {"-n,-np,--ranks,--np,--n,--nproc,--nprocs,--world_size",
+                                   "total ranks (default: nodes x ranks per node)"};
+const OptionNames k_ranks_per_node_names = {
+    "-ppn,--ranks-per-node,--ppn,--nproc_per_node",
+    "ranks per node, the spec key ranks_per_node (default: the profile's, one per device)"};
+const OptionNames k_nodes_names = {"-nh,--nodes,--nh,--nhost,--nhosts,--nnode,--nnodes",
+                                   "nodes to use (default: every host of the allocation)"};
+
+// What local ranks make of launcher options, where no launcher runs: Open MPI's mpiexec spelling, with
+// its meaning ("-x NAME=VALUE" / "-x NAME": the variable reaches every rank).
+struct LocalLauncherOption {
+  const char* name;
+  void (*apply)(const std::string& value);
+};
+const LocalLauncherOption k_local_launcher_options[] = {
+    {"-x",
+     [](const std::string& value) {
+       auto equals = value.find('=');
+       std::string name = value.substr(0, equals);
+       if (!valid_env_name(name)) {
+         throw UserError("-x '" + printable(value) + "' does not name a variable", "-x NAME=VALUE or -x NAME");
+       }
+       // `-x NAME` passes the value NAME has here, which local ranks inherit anyway.
+       if (equals != std::string::npos) setenv(name.c_str(), value.c_str() + equals + 1, 1);
+     }},
 };
 
 // A duration option's text as seconds ("30m", "1h", "90s", "00:30:00"), or why it is not one; checked
@@ -56,14 +93,29 @@ std::string duration_problem(const std::string& text) {
   return *seconds > 0 ? std::string() : "must be more than 0";
 }
 
+// A whole number of seconds, as the Python ezpz's launch takes --timeout ("1800"); nullopt for other text.
+std::optional<long> plain_seconds(const std::string& text) {
+  bool digits = !text.empty() && text.size() <= 9 &&
+                std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return digits ? std::optional<long>(std::stol(text)) : std::nullopt;
+}
+
+// --timeout: a duration, or a whole number of seconds.
+std::string timeout_problem(const std::string& text) {
+  if (auto seconds = plain_seconds(text)) return *seconds > 0 ? std::string() : "must be more than 0";
+  return duration_problem(text);
+}
+
 // --probe-timeout: a duration, or 0 (no probe).
 std::string probe_timeout_problem(const std::string& text) {
   return is_zero_duration(text) ? std::string() : duration_problem(text);
 }
 
-// Seconds of a checked duration option; 0 when it is not given, or is a zero duration ("0", "0s").
+// Seconds of a checked duration option (--timeout's plain seconds too); 0 when it is not given, or is a
+// zero duration ("0", "0s").
 long duration_seconds(const std::string& text) {
   std::string why;
+  if (auto seconds = plain_seconds(text)) return *seconds;
   return text.empty() ? 0 : parse_walltime(text, &why).value_or(0);
 }
 
@@ -103,6 +155,33 @@ void check_restarts(const LaunchOptions& options, const Installation& installati
   }
 }
 
+// Launcher options on `local`, which has no launcher: those of k_local_launcher_options act on the
+// ranks' environment here; any other is an error rather than silently nothing.
+void apply_local_launcher_options(const std::vector<std::string>& words) {
+  std::vector<std::string> known_names;
+  for (const auto& option : k_local_launcher_options) known_names.emplace_back(option.name);
+  std::string hint = "on 'local' ezpz launch starts the ranks itself and understands only " + quoted_list(known_names) +
+                     ": -x NAME=VALUE or -x NAME (as Open MPI's mpiexec: the variable "
+                     "reaches every rank)";
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const auto* known = std::find_if(std::begin(k_local_launcher_options), std::end(k_local_launcher_options),
+                                     [&](const LocalLauncherOption& option) { return words[i] == option.name; });
+    if (known == std::end(k_local_launcher_options)) {
+      throw UserError("'" + printable(words[i]) +
+                          "' is not an option of ezpz launch, and system 'local' has no "
+                          "launcher to pass it to",
+                      hint);
+    }
+    if (i + 1 == words.size()) throw UserError(std::string(known->name) + " needs a value", hint);
+    known->apply(words[++i]);
+  }
+}
+
+// Before each attempt: torchrun's restart counts for the ranks (runtime/torchrun_env.hpp).
+void set_restart_variables(long attempt, long retries) {
+  for (const auto& [name, value] : torchrun_restart_variables(attempt, retries)) setenv(name.c_str(), value.c_str(), 1);
+}
+
 // --spare-nodes: the failover loop over the launcher command, whose hosts it chooses at each attempt.
 int launch_spare(const LaunchOptions& options, const Installation& installation, std::vector<std::string> command,
                  std::vector<std::pair<std::string, std::string>> plan_env, const Supervision& supervision,
@@ -135,11 +214,25 @@ int launch_verbatim(const LaunchOptions& options, const std::vector<std::string>
     return k_exit_ok;
   }
   SupervisedProcess launcher = launcher_process(command);
-  return run_attempts([&] { return supervise_processes({launcher}, supervision); }, policy, process_env());
+  long attempt = 0;
+  return run_attempts(
+      [&] {
+        set_restart_variables(attempt++, policy.retries);
+        return supervise_processes({launcher}, supervision);
+      },
+      policy, process_env());
 }
 
 int launch(const LaunchOptions& options, const std::vector<std::string>& program) {
   if (program.empty()) throw UserError("no program to launch", "ezpz launch -n 4 -- python3 train.py");
+  // The ranks are this launch's, not workers of a torchrun that started ezpz launch.
+  for (const auto& name : torchrun_agent_variables()) unsetenv(name.c_str());
+  set_restart_variables(0, options.retries);
+  if (options.verbatim && !options.launcher_options.empty()) {
+    throw UserError("options for the launcher (" + command_text(options.launcher_options) +
+                        ") and --verbatim: the command is already the whole launcher command",
+                    "put them into it");
+  }
   Supervision supervision;
   supervision.idle_timeout_seconds = duration_seconds(options.timeout);
   plan_end_signal(options, supervision);
@@ -164,9 +257,11 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   request.hostfile = options.hostfile;
   request.cpu_bind = options.cpu_bind;
   request.program = program;
+  request.launcher_options = options.launcher_options;
   request.spare_nodes = options.spare_nodes;
   request.choose_hosts = options.spare_nodes > 0;
   LaunchPlan plan = plan_launch(installation.catalog, request, process_env(), installation.ezpz_bin);
+  if (plan.kind == LauncherKind::local) apply_local_launcher_options(options.launcher_options);
   if (options.spare_nodes > 0) {
     if (plan.kind == LauncherKind::local) {
       throw UserError("--spare-nodes needs an allocation's nodes, and system '" + request.system +
@@ -188,7 +283,9 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
     std::cout << command_text(shown) << "\n";
     return k_exit_ok;
   }
+  long attempts = 0;
   auto attempt = [&]() -> LaunchOutcome {
+    set_restart_variables(attempts++, policy.retries);
     if (plan.kind == LauncherKind::local)
       return run_local_ranks(plan, program, installation.ezpz_bin, request.system, supervision);
     // Watched: the launcher runs as a child whose output passes through ezpz, and ending it (TERM, then
@@ -209,21 +306,18 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<LaunchOptions>();
   CLI::App* command = app.add_subcommand("launch", "Start every rank of CMD in this allocation, through ezpz exec");
   command->add_option("--system", options->system, "system profile (default: $EZPZ_SYSTEM, else detected)");
-  command->add_option("-n,--ranks", options->ranks, "total ranks (default: nodes x ranks per node)")
-      ->check(CLI::Range(1L, 1000000L));
-  command
-      ->add_option("--ranks-per-node,--ppn", options->ranks_per_node,
-                   "ranks per node, the spec key ranks_per_node (default: the profile's, one per device)")
-      ->check(CLI::Range(1L, 1000000L));
-  command->add_option("--nodes", options->nodes, "nodes to use (default: every host of the allocation)")
-      ->check(CLI::Range(1L, 1000000L));
+  for (auto [names, variable] :
+       {std::pair{&k_ranks_names, &options->ranks}, std::pair{&k_ranks_per_node_names, &options->ranks_per_node},
+        std::pair{&k_nodes_names, &options->nodes}}) {
+    add_named_option(*command, names->names, *variable, names->help)->check(CLI::Range(1L, 1000000L));
+  }
   command->add_option("--hostfile", options->hostfile, "host file to use instead of the scheduler's");
   command->add_option("--cpu-bind", options->cpu_bind, "cpu binding (as the spec key cpu_bind: none, depth, list:…)");
   command
       ->add_option("--timeout", options->timeout,
-                   "end the launch when no rank has written a byte for this long (30m, 1h, 90s): TERM, then "
-                   "KILL, exit 124")
-      ->check(CLI::Validator(duration_problem, "DURATION"));
+                   "end the launch when no rank has written a byte for this long (seconds, as 1800, or 30m, 1h, "
+                   "90s): TERM, then KILL, exit 124")
+      ->check(CLI::Validator(timeout_problem, "SECONDS|DURATION"));
   command
       ->add_option("--retries", options->retries,
                    "run a failed launch again, up to N more times, in this allocation (not after Ctrl-C or a "
@@ -278,7 +372,11 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
                     "run it as it is, under the options above");
   command->add_flag("--dry-run", options->dry_run, "print the command on stdout and run nothing");
   command->footer(
-      "Usage: ezpz launch [OPTIONS] -- CMD [ARGS...]\n"
+      "Usage: ezpz launch [OPTIONS] [LAUNCHER OPTIONS --] CMD [ARGS...]\n"
+      "CMD starts after '--', or else at the first word that is not an option of ezpz launch; every word\n"
+      "after it is CMD's (ezpz launch -np 2 python3 train.py --lr 1). Options before '--' that are not\n"
+      "ezpz launch's go to the launcher after its own (ezpz launch -np 2 -x NAME=VALUE -- python3 train.py);\n"
+      "on system 'local', which has no launcher, -x NAME=VALUE or -x NAME gives every rank the variable.\n"
       "Hosts come from --hostfile, PBS_NODEFILE or SLURM_JOB_NODELIST. The command is printed to stderr.\n"
       "System 'local' runs the ranks itself (like torchrun --standalone): signals are forwarded, and when\n"
       "a rank fails the others are stopped and its exit code is returned.\n"
@@ -290,6 +388,7 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       "--spare-nodes K: keeps K hosts in reserve and swaps a node for a spare only on evidence; each\n"
       "decision is printed and recorded with the job (ezpz status --json). See docs/failover.md.");
   command->callback([&action, options] {
+    options->launcher_options = options_passed_on();
     auto program = program_after_separator();
     action = [options, program] { return launch(*options, program); };
   });

@@ -1,17 +1,19 @@
 // Reads the CLI11 app tree into CommandDoc values, skipping what `--help` hides.
 #include "ezpz/cli/command_tree.hpp"
 
+#include "ezpz/cli/command_words.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 namespace {
 
-OptionDoc describe_option(const CLI::Option& option) {
+OptionDoc describe_option(const CLI::App& app, const CLI::Option& option) {
   OptionDoc doc;
   if (option.get_positional() && !option.nonpositional()) {
     doc.positional = option.get_name(true, false);
   } else {
     for (const auto& name : option.get_snames()) doc.names.push_back("-" + name);
+    for (const auto& name : dash_names(app, option)) doc.names.push_back(name);  // -np, as --help shows them
     for (const auto& name : option.get_lnames()) doc.names.push_back("--" + name);
   }
   if (option.get_type_size_max() != 0) {
@@ -34,7 +36,7 @@ CommandDoc describe(const CLI::App& app, std::vector<std::string> path) {
   doc.takes_extras = app.get_allow_extras();
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_group().empty()) continue;  // hidden from --help: internal
-    OptionDoc described = describe_option(*option);
+    OptionDoc described = describe_option(app, *option);
     (described.positional.empty() ? doc.options : doc.positionals).push_back(std::move(described));
   }
   for (const CLI::App* command : app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); })) {

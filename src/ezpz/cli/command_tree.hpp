@@ -10,7 +10,7 @@
 namespace ezpz::core {
 
 struct OptionDoc {
-  std::vector<std::string> names;  // as typed, short ones first: "-N", "--nodes"; empty for a positional
+  std::vector<std::string> names;  // as typed, short ones first: "-n", "-np", "--ranks"; empty for a positional
   std::string positional;          // a positional argument's name ("spec"); empty for an option
   std::string value;               // the value's name ("N", "TIME", "TEXT"); empty for a flag
   std::string help;

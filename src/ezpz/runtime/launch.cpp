@@ -88,9 +88,11 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     for (const auto& [name, value] : job.backend_env) {
       if (auto set = env(name); !set || set->empty()) plan.env.emplace_back(name, value.value);
     }
-    // Passed by name besides what a rendered script forwards: --hostfile, and the end signal's request.
-    std::vector<std::string> names = {"EZPZ_JOB_END_TIME", "EZPZ_END_SIGNAL", "EZPZ_SIGNAL_BEFORE", "EZPZ_LABEL",
-                                      "EZPZ_LOG_DIR"};
+    // Passed by name besides what a rendered script forwards: --hostfile, the end signal's request, and
+    // torchrun's restart counts, which `ezpz launch` sets for each attempt (runtime/torchrun_env.hpp).
+    std::vector<std::string> names = {
+        "EZPZ_JOB_END_TIME",          "EZPZ_END_SIGNAL",          "EZPZ_SIGNAL_BEFORE", "EZPZ_LABEL", "EZPZ_LOG_DIR",
+        "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS"};
     if (!request.hostfile.empty()) names.insert(names.begin(), "EZPZ_HOSTFILE");
     for (const auto& name : names) {
       if (auto value = env(name); name != "EZPZ_HOSTFILE" && (!value || value->empty())) continue;
@@ -98,6 +100,8 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
       if (words) launcher.insert(launcher.end(), words->begin(), words->end());
     }
   }
+
+  for (const auto& word : request.launcher_options) launcher.push_back(CommandWord{word, false});
 
   bool wrapper = job.profile->launcher.rank_wrapper && !request.per_node;
   for (const auto& word : rank_command(launcher, wrapper, request.program)) {

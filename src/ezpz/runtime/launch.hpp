@@ -21,6 +21,9 @@ struct LaunchRequest {
   std::optional<long> nodes;           // --nodes
   std::string hostfile;                // --hostfile
   std::string cpu_bind;                // --cpu-bind
+  // Words for the launcher itself (`-x FOO=bar`), after its own words from the profile, so that they
+  // win where the launcher takes the last value, and before the ranks' command.
+  std::vector<std::string> launcher_options;
   std::vector<std::string> program;
   // One task per node, run as it is (no ezpz exec), beside a launch that may hold every resource:
   // the staging launcher's words, plus what lets a step share them (srun --overlap). For `ezpz kill`.
