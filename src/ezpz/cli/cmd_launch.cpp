@@ -51,19 +51,22 @@ struct LaunchOptions {
   std::vector<std::string> launcher_options;  // options before "--" that are not ezpz's: `-x FOO=bar`
 };
 
-// The names of the options the Python ezpz's launch has too, its spellings among them (its
-// src/ezpz/cli/flags.py, build_launch_parser): one row per option.
-struct OptionNames {
+// The counts of a launch, by every name they have: ezpz's and the Python ezpz launch's
+// (src/ezpz/cli/flags.py, build_launch_parser), whose lines therefore run unchanged.
+struct CountOption {
   const char* names;
   const char* help;
+  long LaunchOptions::*value;
 };
-const OptionNames k_ranks_names = {"-n,-np,--ranks,--np,--n,--nproc,--nprocs,--world_size",
-                                   "total ranks (default: nodes x ranks per node)"};
-const OptionNames k_ranks_per_node_names = {
-    "-ppn,--ranks-per-node,--ppn,--nproc_per_node",
-    "ranks per node, the spec key ranks_per_node (default: the profile's, one per device)"};
-const OptionNames k_nodes_names = {"-nh,--nodes,--nh,--nhost,--nhosts,--nnode,--nnodes",
-                                   "nodes to use (default: every host of the allocation)"};
+const CountOption k_count_options[] = {
+    {"-n,-np,--ranks,--np,--n,--nproc,--nprocs,--world_size", "total ranks (default: nodes x ranks per node)",
+     &LaunchOptions::ranks},
+    {"-ppn,--ranks-per-node,--ppn,--nproc_per_node",
+     "ranks per node, the spec key ranks_per_node (default: the profile's, one per device)",
+     &LaunchOptions::ranks_per_node},
+    {"-nh,--nodes,--nh,--nhost,--nhosts,--nnode,--nnodes", "nodes to use (default: every host of the allocation)",
+     &LaunchOptions::nodes},
+};
 
 // What local ranks make of launcher options, where no launcher runs: Open MPI's mpiexec spelling, with
 // its meaning ("-x NAME=VALUE" / "-x NAME": the variable reaches every rank).
@@ -161,16 +164,14 @@ void apply_local_launcher_options(const std::vector<std::string>& words) {
   std::vector<std::string> known_names;
   for (const auto& option : k_local_launcher_options) known_names.emplace_back(option.name);
   std::string hint = "on 'local' ezpz launch starts the ranks itself and understands only " + quoted_list(known_names) +
-                     ": -x NAME=VALUE or -x NAME (as Open MPI's mpiexec: the variable "
-                     "reaches every rank)";
+                     ": -x NAME=VALUE or -x NAME (as Open MPI's mpiexec: the variable reaches every rank)";
   for (std::size_t i = 0; i < words.size(); ++i) {
     const auto* known = std::find_if(std::begin(k_local_launcher_options), std::end(k_local_launcher_options),
                                      [&](const LocalLauncherOption& option) { return words[i] == option.name; });
     if (known == std::end(k_local_launcher_options)) {
-      throw UserError("'" + printable(words[i]) +
-                          "' is not an option of ezpz launch, and system 'local' has no "
-                          "launcher to pass it to",
-                      hint);
+      std::string word = printable(words[i]);
+      throw UserError(
+          "'" + word + "' is not an option of ezpz launch, and system 'local' has no launcher to pass it to", hint);
     }
     if (i + 1 == words.size()) throw UserError(std::string(known->name) + " needs a value", hint);
     known->apply(words[++i]);
@@ -306,10 +307,8 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<LaunchOptions>();
   CLI::App* command = app.add_subcommand("launch", "Start every rank of CMD in this allocation, through ezpz exec");
   command->add_option("--system", options->system, "system profile (default: $EZPZ_SYSTEM, else detected)");
-  for (auto [names, variable] :
-       {std::pair{&k_ranks_names, &options->ranks}, std::pair{&k_ranks_per_node_names, &options->ranks_per_node},
-        std::pair{&k_nodes_names, &options->nodes}}) {
-    add_named_option(*command, names->names, *variable, names->help)->check(CLI::Range(1L, 1000000L));
+  for (const auto& count : k_count_options) {
+    add_named_option(*command, count.names, (*options).*count.value, count.help)->check(CLI::Range(1L, 1000000L));
   }
   command->add_option("--hostfile", options->hostfile, "host file to use instead of the scheduler's");
   command->add_option("--cpu-bind", options->cpu_bind, "cpu binding (as the spec key cpu_bind: none, depth, list:…)");
