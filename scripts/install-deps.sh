@@ -13,7 +13,8 @@ build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-
 # History.finalize's PNG and SVG plots, tests/python/test_history.py). zstd, bzip2, xz-utils and
 # python3-venv make yeet fixtures. The sanitizer stage and the fuzz targets (scripts/test-sanitized.sh)
 # build with clang and its runtimes; llvm has llvm-symbolizer, which puts file and line into sanitizer
-# reports. clang-format checks the C++ files' formatting (tests/format). iproute2 (ip, tc) makes the simulated nodes of tests/scale (scripts/simnodes.sh).
+# reports. clang-format checks the C++ files' formatting (tests/format). iproute2 (ip, tc) makes the
+# simulated nodes of tests/scale (scripts/simnodes.sh).
 # zsh and fish run the generated completion scripts, man-db and groff-base render the generated man pages
 # (tests/completion). debootstrap makes the Debian 11 roots (scripts/debian-root.sh) that build the release
 # yeet helper (scripts/build-yeet-helper.sh) and run the release tests (tests/release).
