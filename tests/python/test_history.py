@@ -529,7 +529,7 @@ def test_setup_mlflow_and_its_tracker(monkeypatch):
     module.start_run = lambda **kwargs: run
     module.log_params = lambda params: calls.append(("params", params))
     module.log_metrics = lambda metrics, step: calls.append(("metrics", metrics, step))
-    module.get_tracking_uri = lambda: "file:///tmp/mlruns"
+    module.get_tracking_uri = lambda: "file:mlruns"
     module.end_run = lambda: calls.append("end")
     monkeypatch.setitem(sys.modules, "mlflow", module)
     monkeypatch.setenv("WB_PROJECT", "a.b")
