@@ -228,6 +228,9 @@ const ApiCall k_calls[] = {
        out["master_addr"] = setup.master_addr;
        out["master_port"] = setup.master_port;
        out["nodes"] = setup.nodes;
+       out["job_id"] = setup.job_id;
+       out["hosts"] = setup.hosts;
+       out["gpus_per_node"] = setup.gpus_per_node;
        out["exports"] = setup.exports;
        out["notes"] = setup.notes;
        return out;
