@@ -31,10 +31,12 @@ RankInfo discover_rank(const std::map<std::string, std::string>& env);
 // Everything a rank sets up before it joins the job.
 struct RankSetup {
   RankInfo rank;
-  std::string system;       // the profile whose facts were used
-  std::string device;       // torch device: "cuda:0", "xpu:3", "cpu"
-  std::string backend;      // torch.distributed backend: nccl | xccl | gloo | mpi
-  std::string master_addr;  // the rendezvous: rank 0's host
+  std::string system;           // the profile whose facts were used
+  std::string scheduler;        // its scheduler: "pbs", "slurm", "none" …
+  bool generic_system = false;  // a generic profile (local, slurm, pbs: one a named machine's rules did not claim)
+  std::string device;           // torch device: "cuda:0", "xpu:3", "cpu"
+  std::string backend;          // torch.distributed backend: nccl | xccl | gloo | mpi
+  std::string master_addr;      // the rendezvous: rank 0's host
   std::string master_port;
   long nodes = 1;                  // the nodes the job's ranks span: ceil(world_size / local_world_size)
   std::string job_id;              // the scheduler's job id (PBS_JOBID, SLURM_JOB_ID …); "" outside a job

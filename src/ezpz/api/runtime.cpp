@@ -33,6 +33,8 @@ RankSetup rank_setup(const Catalog& catalog, const std::map<std::string, std::st
     RankSetup setup;
     setup.rank = found.rank;
     setup.system = system;
+    setup.scheduler = inputs.profile->scheduler;
+    setup.generic_system = inputs.profile->detect.fallback > 0;
     setup.device = found.device.torch_device;
     setup.backend = found.backend;
     setup.master_addr = found.master_addr;

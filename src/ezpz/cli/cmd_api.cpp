@@ -223,6 +223,8 @@ const ApiCall k_calls[] = {
                                     request.body.value("device_root", "/"));
        json out = rank_info_json(setup.rank);
        out["system"] = setup.system;
+       out["scheduler"] = setup.scheduler;
+       out["generic_system"] = setup.generic_system;
        out["device"] = setup.device;
        out["backend"] = setup.backend;
        out["master_addr"] = setup.master_addr;

@@ -238,6 +238,8 @@ TEST(PublicApi, RankSetupKnowsTheJobAndItsHosts) {
       catalog, {{"EZPZ_SYSTEM", "slurm"}, {"SLURM_JOB_ID", "4242"}, {"SLURM_JOB_NODELIST", "nid[007-008],login1"}},
       "somehost", "/nonexistent-device-root");
   EXPECT_EQ(slurm.job_id, "4242");
+  EXPECT_EQ(slurm.scheduler, "slurm");
+  EXPECT_TRUE(slurm.generic_system);
   EXPECT_EQ(slurm.hosts, (std::vector<std::string>{"nid007", "nid008", "login1"}));
 
   std::string nodefile = temp_dir("nodefile") + "/nodefile";
@@ -248,6 +250,8 @@ TEST(PublicApi, RankSetupKnowsTheJobAndItsHosts) {
   EXPECT_EQ(pbs.job_id, "1.polaris");
   EXPECT_EQ(pbs.hosts, (std::vector<std::string>{"x3005c0s13b1n0", "x3005c0s19b0n0"}));
   EXPECT_EQ(pbs.gpus_per_node, 4);
+  EXPECT_EQ(pbs.scheduler, "pbs");
+  EXPECT_FALSE(pbs.generic_system) << "polaris is a named machine";
 
   ezpz::RankSetup unreadable = ezpz::rank_setup(catalog,
                                                 {{"EZPZ_SYSTEM", "pbs"},
