@@ -41,7 +41,7 @@ for _module, _names in (
         "Color", "NoColor", "DistributedPdb", "ForkedPdb", "get_timestamp", "format_pair", "summarize_dict",
         "model_summary", "grab_tensor", "get_max_memory_allocated", "get_max_memory_reserved",
         "get_current_memory_allocated", "get_current_memory_reserved", "reset_peak_memory_stats",
-        "get_memory_metrics", "format_memory_summary", "is_memory_metric_key")),
+        "get_memory_metrics", "format_memory_summary", "is_memory_metric_key", "format_compact_summary")),
     ("log", ("get_logger", "silence_noisy_loggers")),
     ("flops", ("compute_mfu", "try_estimate")),
     ("launch", ("get_active_jobid", "get_nodelist_of_active_job", "get_scheduler")),

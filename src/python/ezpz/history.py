@@ -30,7 +30,8 @@ from . import tracker as _tracker
 
 logger = _logging.getLogger(__name__)
 
-__all__ = ["History", "StopWatch", "format_compact_summary", "format_memory_summary", "summarize_dict"]
+__all__ = ["History", "StopWatch", "format_compact_summary", "format_memory_summary", "format_pair", "summarize_dict",
+           "is_memory_metric_key"]
 
 # Across-rank statistics of a metric, as the keys "<name>/<stat>" (the Python ezpz's names).
 _STATS = ("mean", "max", "min", "std")
@@ -56,14 +57,17 @@ _BACKEND_DEVICE = {"gloo": "cpu", "mpi": "cpu", "nccl": "cuda", "xccl": "xpu", "
 # ── The summary line (the Python ezpz's ezpz.utils.format_compact_summary and friends) ──────────────
 
 
-def _format_pair(key, value, precision=6):
-    """``key=value``: floats with ``precision`` decimals, dicts as key.sub=…, sequences as key[i]=…."""
+def format_pair(key, value, precision=6):
+    """``key=value`` (the Python ezpz's ezpz.utils.format_pair): floats with ``precision`` decimals, dicts
+    as key.sub=…, sequences and sets as key[i]=…, tensors and NumPy values as the numbers they hold."""
+    if not isinstance(value, (dict, list, tuple, set)):
+        value = _plain(value)
     if isinstance(value, dict):
-        return "\n".join(_format_pair(f"{key}.{sub}", item, precision) for sub, item in value.items())
+        return "\n".join(format_pair(f"{key}.{sub}", item, precision) for sub, item in value.items())
     if isinstance(value, (list, tuple)):
-        return "\n".join(_format_pair(f"{key}[{index}]", item, precision) for index, item in enumerate(value))
+        return "\n".join(format_pair(f"{key}[{index}]", item, precision) for index, item in enumerate(value))
     if isinstance(value, set):
-        return "\n".join(_format_pair(f"{key}[{index}]", item, precision)
+        return "\n".join(format_pair(f"{key}[{index}]", item, precision)
                          for index, item in enumerate(sorted(value, key=repr)))
     if isinstance(value, float) and _math.isfinite(value):
         return f"{key}={value:.{precision}f}"
@@ -73,7 +77,7 @@ def _format_pair(key, value, precision=6):
 def summarize_dict(d, precision=6, keys_to_skip=None):
     """``key=value`` pairs of ``d``, space-separated (the Python ezpz's ezpz.utils.summarize_dict)."""
     skip = set(keys_to_skip or ())
-    return " ".join(_format_pair(key, _plain(value), precision) for key, value in d.items() if key not in skip)
+    return " ".join(format_pair(key, _plain(value), precision) for key, value in d.items() if key not in skip)
 
 
 def _format_std(std):
@@ -121,7 +125,7 @@ def format_compact_summary(metrics, precision=6, keys_to_skip=None, min_widths=N
         if key in skip or is_memory_metric_key(key) or key in aggregated:
             continue
         seen.add(key)
-        token = _format_pair(key, value, precision)
+        token = format_pair(key, value, precision)
         std = stds.get(key)
         if std is not None and _leaf(key) not in _SUMMARY_COUNTERS and _leaf(key) not in constants:
             std_text = _format_std(float(std))
@@ -130,7 +134,7 @@ def format_compact_summary(metrics, precision=6, keys_to_skip=None, min_widths=N
             width = widths.get(_leaf(key))
             tokens.append(token.ljust(width) if width else token)
     # A statistic without its metric is shown as it is (nothing is lost from the line).
-    tokens.extend(_format_pair(key, metrics[key], precision) for key, base in aggregations
+    tokens.extend(format_pair(key, metrics[key], precision) for key, base in aggregations
                   if base not in seen and key not in skip and not is_memory_metric_key(key))
     return " ".join(tokens).rstrip()
 
@@ -263,8 +267,9 @@ def _utc_iso():
 
 
 def _timestamp():
-    """The Python ezpz's get_timestamp(): local time as 2025-01-31-235959."""
-    return _datetime.now().strftime("%Y-%m-%d-%H%M%S")
+    from .utils import get_timestamp  # here, not at the top: ezpz.utils re-exports the summary helpers
+
+    return get_timestamp()
 
 
 # ── StopWatch ───────────────────────────────────────────────────────────────────────────────────

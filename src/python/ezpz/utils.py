@@ -5,14 +5,18 @@ a debugger for one rank. torch and numpy are imported only by the functions that
     metrics = ezpz.get_memory_metrics()      # {"mem_alloc": …, …} in GiB on CUDA and XPU, {} elsewhere
 """
 
-import math
 import os
+
+# The summary line's helpers live with History, which uses them; ezpz.utils is where the Python ezpz has them.
+from .history import (  # noqa: F401
+    format_compact_summary, format_memory_summary, format_pair, is_memory_metric_key, summarize_dict)
 
 __all__ = [
     "Color", "NoColor", "DistributedPdb", "ForkedPdb", "breakpoint", "get_timestamp", "format_pair",
     "summarize_dict", "normalize", "model_summary", "grab_tensor", "get_max_memory_allocated",
     "get_max_memory_reserved", "get_current_memory_allocated", "get_current_memory_reserved",
     "reset_peak_memory_stats", "get_memory_metrics", "format_memory_summary", "is_memory_metric_key",
+    "format_compact_summary",
 ]
 
 
@@ -75,38 +79,6 @@ def get_timestamp(fstr=None):
     import datetime
 
     return datetime.datetime.now().strftime("%Y-%m-%d-%H%M%S" if fstr is None else fstr)
-
-
-def _scalar(value):
-    """A NumPy or torch scalar (shape ()) as the Python number it holds; anything else as it is."""
-    if callable(getattr(value, "item", None)) and tuple(getattr(value, "shape", (None,))) == ():
-        return value.item()
-    return value
-
-
-def format_pair(k, v, precision=6):
-    """"key=value": floats with ``precision`` decimals, ints and booleans as they are; a dict gives
-    "key.sub=…" and a list "key[0]=…", one per line."""
-
-    def flatten(key, value):
-        value = _scalar(value)
-        if isinstance(value, dict):
-            return [line for sub, item in value.items() for line in flatten(f"{key}.{sub}", item)]
-        if isinstance(value, (list, tuple)):
-            return [line for i, item in enumerate(value) for line in flatten(f"{key}[{i}]", item)]
-        if isinstance(value, set):
-            return [line for i, item in enumerate(sorted(value, key=repr)) for line in flatten(f"{key}[{i}]", item)]
-        if isinstance(value, float) and math.isfinite(value):
-            return [f"{key}={value:.{precision}f}"]
-        return [f"{key}={value}"]
-
-    return "\n".join(flatten(k, v))
-
-
-def summarize_dict(d, precision=6, keys_to_skip=None):
-    """The items of ``d`` as format_pair strings joined by spaces, without ``keys_to_skip``."""
-    skip = set(keys_to_skip or ())
-    return " ".join(format_pair(k, v, precision=precision) for k, v in d.items() if k not in skip)
 
 
 def normalize(name):
@@ -226,27 +198,3 @@ def get_memory_metrics(device=None, *, reset_peak=True, prefix=""):
     return metrics
 
 
-_MEMORY_KEYS = ("mem_alloc", "mem_peak_alloc", "mem_reserved", "mem_peak_reserved")
-_AGGREGATES = ("", "/mean", "/max", "/min", "/std", "/avg")
-
-
-def is_memory_metric_key(key):
-    """Whether ``key`` is one of get_memory_metrics()'s keys, with any prefix and aggregate suffix."""
-    return any(key == f"{base}{suffix}" or key.endswith(f"/{base}{suffix}")
-               for base in _MEMORY_KEYS for suffix in _AGGREGATES)
-
-
-def format_memory_summary(metrics, *, device=None, prefix=None):
-    """"1.23/4.56GiB (cur/peak)" from get_memory_metrics()'s keys in ``metrics`` ("" when there are
-    none); the prefix is found from the keys unless given."""
-    if prefix is None:
-        prefix = next((key[: -len(base)] for key in metrics for base in ("mem_peak_alloc", "mem_alloc")
-                       if key.endswith(base)), "")
-    alloc, peak = metrics.get(f"{prefix}mem_alloc"), metrics.get(f"{prefix}mem_peak_alloc")
-    if alloc is not None and peak is not None:
-        return f"{alloc:.2f}/{peak:.2f}GiB (cur/peak)"
-    if alloc is not None:
-        return f"{alloc:.2f}GiB (cur)"
-    if peak is not None:
-        return f"{peak:.2f}GiB (peak)"
-    return ""
