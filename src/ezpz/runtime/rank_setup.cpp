@@ -179,7 +179,7 @@ std::vector<std::pair<std::string, std::string>> rank_exports(const RankSetup& s
       if (auto value = profile_export(entry.name, entry.value, env)) exports.emplace_back(entry.name, *value);
     }
   }
-  add_torchrun_exports(exports, {setup.rank, setup.nodes, job_id, setup.master_addr, setup.master_port}, env);
+  add_torchrun_exports(exports, {setup.rank, setup.nodes, setup.job_id, setup.master_addr, setup.master_port}, env);
   return exports;
 }
 
