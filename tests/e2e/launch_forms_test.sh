@@ -111,8 +111,19 @@ done
 printf 'localhost\n' >nodes
 dry=$(PBS_JOBID=1.sophia PBS_NODEFILE=$workdir/nodes "$ezpz" launch --system sophia -np 2 -ppn 2 -x FOO=bar \
   --bind-to none --dry-run -- "$python" prog.py 2>/dev/null)
-check "sophia: -x FOO=bar --bind-to none go to mpirun, before ezpz exec ($dry)" \
-  grep -qE -- "^mpirun .* -x FOO=bar --bind-to none [^ ]*ezpz exec -- $python prog.py\$" <<<"$dry"
+check "sophia: FOO goes to Open MPI's mpirun by name (-x FOO), --bind-to none after it, before ezpz exec ($dry)" \
+  grep -qE -- "^mpirun .* -x FOO --bind-to none [^ ]*ezpz exec -- $python prog.py\$" <<<"$dry"
+# -x on launchers that pass the whole environment is ezpz's to set, never theirs: srun would read -x as
+# "exclude these nodes". The other options still go to the launcher.
+printf 'nid0001\nnid0002\n' >nodes2
+for system in frontier pbs; do
+  dry=$(PBS_JOBID=1.pbs PBS_NODEFILE=$workdir/nodes2 SLURM_JOB_ID=7 SLURM_JOB_NODELIST='nid[0001-0002]' \
+    SLURM_NNODES=2 "$ezpz" launch --system "$system" -np 2 -ppn 1 -x FOO=bar --line-buffer --dry-run -- \
+    "$python" prog.py 2>err)
+  check "$system: -x is not passed to the launcher ($dry $(head -c 300 err))" \
+    bash -c '[[ -n $1 && ! $1 =~ (^| )-x( |$) ]]' _ "$dry"
+  check "$system: --line-buffer is ($dry)" grep -qE -- " --line-buffer [^ ]*ezpz exec -- " <<<"$dry"
+done
 if command -v mpiexec.openmpi >/dev/null; then
   mkdir -p bin
   printf '#!/bin/sh\nexec mpiexec.openmpi --allow-run-as-root --oversubscribe "$@"\n' >bin/mpirun

@@ -68,24 +68,36 @@ const CountOption k_count_options[] = {
      &LaunchOptions::nodes},
 };
 
-// What local ranks make of launcher options, where no launcher runs: Open MPI's mpiexec spelling, with
-// its meaning ("-x NAME=VALUE" / "-x NAME": the variable reaches every rank).
-struct LocalLauncherOption {
-  const char* name;
-  void (*apply)(const std::string& value);
-};
-const LocalLauncherOption k_local_launcher_options[] = {
-    {"-x",
-     [](const std::string& value) {
-       auto equals = value.find('=');
-       std::string name = value.substr(0, equals);
-       if (!valid_env_name(name)) {
-         throw UserError("-x '" + printable(value) + "' does not name a variable", "-x NAME=VALUE or -x NAME");
-       }
-       // `-x NAME` passes the value NAME has here, which local ranks inherit anyway.
-       if (equals != std::string::npos) setenv(name.c_str(), value.c_str() + equals + 1, 1);
-     }},
-};
+// `-x NAME=VALUE` / `-x NAME` (Open MPI's mpiexec spelling, which the Python ezpz passes on): the
+// variable reaches every rank, on every system. ezpz sets it here; launchers that pass the whole
+// environment (local, MPICH's Hydra, PALS, srun) take it from there, and one that needs each variable
+// named (the profile's launcher.env_option, e.g. Open MPI's -x) gets its name (runtime/launch.cpp).
+// Passed on unchanged, srun would read -x as "exclude these nodes".
+const char* const k_variable_option = "-x";
+
+// The variables `-x` names in `words`, set in this process; the other words are left in `words`.
+std::vector<std::string> take_variable_options(std::vector<std::string>& words) {
+  std::vector<std::string> names;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] != k_variable_option) {
+      rest.push_back(words[i]);
+      continue;
+    }
+    if (i + 1 == words.size()) throw UserError("-x needs a value", "-x NAME=VALUE or -x NAME");
+    const std::string& value = words[++i];
+    auto equals = value.find('=');
+    std::string name = value.substr(0, equals);
+    if (!valid_env_name(name)) {
+      throw UserError("-x '" + printable(value) + "' does not name a variable", "-x NAME=VALUE or -x NAME");
+    }
+    // `-x NAME` passes the value NAME has here.
+    if (equals != std::string::npos) setenv(name.c_str(), value.c_str() + equals + 1, 1);
+    names.push_back(name);
+  }
+  words = std::move(rest);
+  return names;
+}
 
 // A duration option's text as seconds ("30m", "1h", "90s", "00:30:00"), or why it is not one; checked
 // by CLI11 (exit 2) before the launch, so here it is well formed.
@@ -158,24 +170,14 @@ void check_restarts(const LaunchOptions& options, const Installation& installati
   }
 }
 
-// Launcher options on `local`, which has no launcher: those of k_local_launcher_options act on the
-// ranks' environment here; any other is an error rather than silently nothing.
-void apply_local_launcher_options(const std::vector<std::string>& words) {
-  std::vector<std::string> known_names;
-  for (const auto& option : k_local_launcher_options) known_names.emplace_back(option.name);
-  std::string hint = "on 'local' ezpz launch starts the ranks itself and understands only " + quoted_list(known_names) +
-                     ": -x NAME=VALUE or -x NAME (as Open MPI's mpiexec: the variable reaches every rank)";
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const auto* known = std::find_if(std::begin(k_local_launcher_options), std::end(k_local_launcher_options),
-                                     [&](const LocalLauncherOption& option) { return words[i] == option.name; });
-    if (known == std::end(k_local_launcher_options)) {
-      std::string word = printable(words[i]);
-      throw UserError(
-          "'" + word + "' is not an option of ezpz launch, and system 'local' has no launcher to pass it to", hint);
-    }
-    if (i + 1 == words.size()) throw UserError(std::string(known->name) + " needs a value", hint);
-    known->apply(words[++i]);
-  }
+// Launcher options on `local`, which has no launcher (-x is read before): an error rather than silently
+// nothing.
+void refuse_local_launcher_options(const std::vector<std::string>& words) {
+  if (words.empty()) return;
+  throw UserError("'" + printable(words.front()) +
+                      "' is not an option of ezpz launch, and system 'local' has no launcher to pass it to",
+                  "on 'local' ezpz launch starts the ranks itself and understands only '-x': -x NAME=VALUE or "
+                  "-x NAME (as Open MPI's mpiexec: the variable reaches every rank)");
 }
 
 // Before each attempt: torchrun's restart counts for the ranks (runtime/torchrun_env.hpp).
@@ -259,10 +261,11 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& program
   request.cpu_bind = options.cpu_bind;
   request.program = program;
   request.launcher_options = options.launcher_options;
+  request.forward_names = take_variable_options(request.launcher_options);
   request.spare_nodes = options.spare_nodes;
   request.choose_hosts = options.spare_nodes > 0;
   LaunchPlan plan = plan_launch(installation.catalog, request, process_env(), installation.ezpz_bin);
-  if (plan.kind == LauncherKind::local) apply_local_launcher_options(options.launcher_options);
+  if (plan.kind == LauncherKind::local) refuse_local_launcher_options(request.launcher_options);
   if (options.spare_nodes > 0) {
     if (plan.kind == LauncherKind::local) {
       throw UserError("--spare-nodes needs an allocation's nodes, and system '" + request.system +

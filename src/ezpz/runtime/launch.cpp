@@ -94,6 +94,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
         "EZPZ_JOB_END_TIME",          "EZPZ_END_SIGNAL",          "EZPZ_SIGNAL_BEFORE", "EZPZ_LABEL", "EZPZ_LOG_DIR",
         "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS"};
     if (!request.hostfile.empty()) names.insert(names.begin(), "EZPZ_HOSTFILE");
+    names.insert(names.end(), request.forward_names.begin(), request.forward_names.end());
     for (const auto& name : names) {
       if (auto value = env(name); name != "EZPZ_HOSTFILE" && (!value || value->empty())) continue;
       auto words = expand_option_group(env_option, {{"name", name}}, job.profile->path + ": launcher.env_option");

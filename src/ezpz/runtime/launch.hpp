@@ -24,6 +24,10 @@ struct LaunchRequest {
   // Words for the launcher itself (`-x FOO=bar`), after its own words from the profile, so that they
   // win where the launcher takes the last value, and before the ranks' command.
   std::vector<std::string> launcher_options;
+  // Variables the user asked to reach every rank (`-x NAME=VALUE`, already set in this process):
+  // passed by name with the profile's launcher.env_option where the launcher needs that (Open MPI);
+  // other launchers pass the whole environment.
+  std::vector<std::string> forward_names;
   std::vector<std::string> program;
   // One task per node, run as it is (no ezpz exec), beside a launch that may hold every resource:
   // the staging launcher's words, plus what lets a step share them (srun --overlap). For `ezpz kill`.
