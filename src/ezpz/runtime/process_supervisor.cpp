@@ -1,6 +1,7 @@
 // Supervising what `ezpz launch` starts (local ranks, or the system's launcher): fork/exec, one process
-// group each (local ranks: one session each), signals forwarded through a signalfd, the others stopped when one fails
-// or when all are silent for the idle timeout, each one's stdout and stderr passed on as whole lines.
+// group each (for local ranks, one session each), signals forwarded through a signalfd, the others
+// stopped when one fails or when all are silent for the idle timeout, each one's stdout and stderr
+// passed on as whole lines.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -204,10 +205,10 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   auto say = [&](const std::string& message) { err_lines.feed(k_launcher_source, message); };
 
   pid_t parent = getpid();
+  std::map<pid_t, long> ranks;  // live children: pid → rank
   errno = 0;
-  int nice = getpriority(PRIO_PROCESS, 0);
-  std::string autogroup_nice = nice != 0 && errno == 0 ? std::to_string(nice) : "";  // before fork
-  std::map<pid_t, long> ranks;                                                       // live children: pid → rank
+  int nice = getpriority(PRIO_PROCESS, 0);  // -1 is a nice value too: errno tells
+  std::string autogroup_nice = nice != 0 && errno == 0 ? std::to_string(nice) : "";  // made before fork
   std::vector<RankStream> streams;
   for (long rank = 0; rank < count; ++rank) {
     const SupervisedProcess& child = children[static_cast<std::size_t>(rank)];
