@@ -88,7 +88,29 @@ check "resolve --json is JSON" bash -c "'$ezpz' resolve '$workdir/job.yaml' --sy
 check "resolve --explain names origins" bash -c "EZPZ_NODES=1 '$ezpz' resolve '$workdir/job.yaml' --system aurora --set queue=debug --explain | grep -E '^queue +debug +# --set queue=debug' >/dev/null"
 check "EZPZ_NODES shows as an env origin" bash -c "EZPZ_NODES=1 '$ezpz' resolve '$workdir/job.yaml' --system aurora --explain | grep -E '^nodes +1 +# env EZPZ_NODES=1' >/dev/null"
 check "schema is JSON" bash -c "'$ezpz' schema | python3 -m json.tool >/dev/null"
-check "detect prints a system" bash -c "env -u SLURM_JOB_ID -u PBS_JOBID '$ezpz' systems detect 2>/dev/null | grep -qx local"
+check "detect prints a system" bash -c "env -u SLURM_JOB_ID -u PBS_JOBID PATH=/nonexistent '$ezpz' systems detect 2>/dev/null | grep -qx local"
+# A machine with Slurm's commands and configuration (this one may have PBS installed: SLURM_CONF, which
+# names the file the commands read, is the stronger evidence).
+stand_in sbatch 'exit 1'
+stand_in squeue 'exit 1'
+: >"$workdir/slurm.conf"
+env -u SLURM_JOB_ID -u PBS_JOBID PATH="$workdir/bin:$PATH" SLURM_CONF="$workdir/slurm.conf" "$ezpz" systems detect \
+  >"$workdir/detect.out" 2>"$workdir/detect.err"
+check "detect sees Slurm installed ($(cat "$workdir/detect.out"))" grep -qx slurm "$workdir/detect.out"
+check "... and says why ($(cat "$workdir/detect.err"))" \
+  grep -q "detected 'slurm': '$workdir/bin/sbatch', '$workdir/bin/squeue' on PATH, configuration SLURM_CONF='$workdir/slurm.conf'" \
+  "$workdir/detect.err"
+check "... and that ranks started here outside a job are local" \
+  grep -q "ranks started here (ezpz launch, ezpz exec, ezpz.setup_torch()) outside a job use 'local'" "$workdir/detect.err"
+env -u SLURM_JOB_ID -u PBS_JOBID PATH="$workdir/bin:$PATH" SLURM_CONF="$workdir/slurm.conf" "$ezpz" launch -n 2 --dry-run -- true \
+  >/dev/null 2>"$workdir/launch.err"
+check "... ezpz launch there runs local ranks ($(cat "$workdir/launch.err"))" grep -q "2 local rank(s) of" "$workdir/launch.err"
+rm -f "$workdir/slurm.conf"
+env -u SLURM_JOB_ID -u PBS_JOBID PATH="$workdir/bin" SLURM_CONF="$workdir/slurm.conf" "$ezpz" systems detect \
+  >"$workdir/detect.out" 2>/dev/null
+check "Slurm's commands whose configuration is gone are no evidence ($(cat "$workdir/detect.out"))" \
+  grep -qx local "$workdir/detect.out"
+rm -rf "${workdir:?}/bin"
 check "detect sees a Slurm job" bash -c "SLURM_JOB_ID=7 '$ezpz' systems detect 2>/dev/null | grep -qx slurm"
 check "detect explains itself" bash -c "NERSC_HOST=perlmutter '$ezpz' systems detect 2>&1 >/dev/null | grep -q \"NERSC_HOST='perlmutter' matches\""
 

@@ -4,6 +4,7 @@
 
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/job_options.hpp"
+#include "ezpz/profile/detect.hpp"
 #include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
@@ -135,6 +136,14 @@ int detect_here_command() {
   if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or add a profile");
   std::cout << detection->system << "\n";
   std::cerr << "ezpz: detected '" << detection->system << "': " << detection->reason << "\n";
+  // An installed scheduler is evidence for submitting, not for where ranks run (DetectInput::installed).
+  DetectInput ranks{process_env(), host_name()};
+  ranks.installed = false;
+  auto here = detect_system(installation.catalog, ranks);
+  if (here && here->system != detection->system) {
+    std::cerr << "ezpz: ranks started here (ezpz launch, ezpz exec, ezpz.setup_torch()) outside a job use '"
+              << here->system << "': " << here->reason << "\n";
+  }
   return k_exit_ok;
 }
 

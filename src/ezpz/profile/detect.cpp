@@ -1,5 +1,9 @@
-// System detection from environment variables first, hostname patterns second.
+// System detection from environment variables first, hostname patterns second, an installed scheduler
+// third.
 #include "ezpz/profile/detect.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -36,6 +40,62 @@ std::optional<std::string> hostname_match(const SystemProfile& profile, const De
   return std::nullopt;
 }
 
+// `path` in the input's file system tree (an absolute path below its root; a relative one as it is).
+std::string in_tree(const DetectInput& input, const std::string& path) {
+  if (path.empty() || path.front() != '/' || input.root.empty() || input.root == "/") return path;
+  return (input.root.back() == '/' ? input.root.substr(0, input.root.size() - 1) : input.root) + path;
+}
+
+bool is_file(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// Where PATH finds `program` (the first directory holding an executable file of that name, as execvp
+// looks), or "". Empty and relative entries are skipped: what they find depends on the directory the
+// command happens to run in.
+std::string on_path(const std::string& program, const DetectInput& input) {
+  for (const auto& directory : split(setting(input.env, "PATH").value_or(""), ':')) {
+    if (directory.empty() || directory.front() != '/') continue;
+    std::string path = directory + (directory.back() == '/' ? "" : "/") + program;
+    if (is_file(in_tree(input, path)) && access(in_tree(input, path).c_str(), X_OK) == 0) return path;
+  }
+  return "";
+}
+
+// detect.installed: the scheduler's configuration file, then every command on PATH. With `named`, only
+// a file that rules.config_env names counts; without it, only the usual paths, and only while that
+// variable is unset (the scheduler's commands read the file it names, and no other).
+std::optional<std::string> installed_match(const SystemProfile& profile, const DetectInput& input, bool named) {
+  const InstalledRules& rules = profile.detect.installed;
+  if (!input.installed || rules.commands.empty()) return std::nullopt;
+  std::optional<std::string> file = rules.config_env.empty() ? std::nullopt : setting(input.env, rules.config_env);
+  std::string config;
+  if (named && file && is_file(in_tree(input, *file))) {
+    config = rules.config_env + "=" + quoted_cut(*file);
+  } else if (!named && !file) {
+    auto found = std::find_if(rules.config.begin(), rules.config.end(),
+                              [&](const std::string& path) { return is_file(in_tree(input, path)); });
+    if (found != rules.config.end()) config = *found;
+  }
+  if (config.empty()) return std::nullopt;
+  std::vector<std::string> commands;
+  for (const auto& command : rules.commands) {
+    std::string path = on_path(command, input);
+    if (path.empty()) return std::nullopt;
+    commands.push_back(quoted_cut(path));
+  }
+  return join(commands, ", ") + " on PATH, configuration " + config;
+}
+
+std::optional<std::string> configured_by_env_match(const SystemProfile& profile, const DetectInput& input) {
+  return installed_match(profile, input, true);
+}
+
+std::optional<std::string> configured_match(const SystemProfile& profile, const DetectInput& input) {
+  return installed_match(profile, input, false);
+}
+
 }  // namespace
 
 std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput& input) {
@@ -48,7 +108,7 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
     int tier = profiles[begin]->detect.fallback;
     size_t end = begin;
     while (end < profiles.size() && profiles[end]->detect.fallback == tier) ++end;
-    for (auto matcher : {env_match, hostname_match}) {
+    for (auto matcher : {env_match, hostname_match, configured_by_env_match, configured_match}) {
       for (size_t i = begin; i < end; ++i) {
         if (auto reason = matcher(*profiles[i], input)) return Detection{profiles[i]->name, *reason};
       }
@@ -56,7 +116,7 @@ std::optional<Detection> detect_system(const Catalog& catalog, const DetectInput
     if (tier > 0) {
       for (size_t i = begin; i < end; ++i) {
         const DetectRules& rules = profiles[i]->detect;
-        if (rules.env.empty() && rules.hostname.empty()) {
+        if (rules.env.empty() && rules.hostname.empty() && rules.installed.commands.empty()) {
           return Detection{profiles[i]->name,
                            "no other profile matched; '" + profiles[i]->name + "' matches any machine"};
         }
@@ -71,18 +131,28 @@ std::optional<Detection> detect_here(const Catalog& catalog) {
   return detect_system(catalog, DetectInput{process_env(), host_name()});
 }
 
-Detection chosen_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
-                        const std::string& hostname) {
+namespace {
+
+Detection choose(const Catalog& catalog, const std::string& named, const DetectInput& input) {
   if (!named.empty()) return {named, "by --system"};
-  if (auto exported = setting(env, "EZPZ_SYSTEM")) return {*exported, "by EZPZ_SYSTEM"};
-  auto detection = detect_system(catalog, DetectInput{env, hostname});
+  if (auto exported = setting(input.env, "EZPZ_SYSTEM")) return {*exported, "by EZPZ_SYSTEM"};
+  auto detection = detect_system(catalog, input);
   if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or export EZPZ_SYSTEM");
   return {detection->system, "by detection (" + detection->reason + ")"};
 }
 
+}  // namespace
+
+Detection chosen_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
+                        const std::string& hostname) {
+  return choose(catalog, named, DetectInput{env, hostname});
+}
+
 std::string runtime_system(const Catalog& catalog, const std::string& named, const EnvLookup& env,
                            const std::string& hostname) {
-  return chosen_system(catalog, named, env, hostname).system;
+  DetectInput input{env, hostname};
+  input.installed = false;
+  return choose(catalog, named, input).system;
 }
 
 }  // namespace ezpz::core

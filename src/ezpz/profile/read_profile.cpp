@@ -362,6 +362,49 @@ void read_queues(std::vector<Queue>& queues, const YamlNode& node, Reader& r) {
   }
 }
 
+void read_installed(InstalledRules& installed, const YamlNode& node, Reader& r) {
+  bool is_map = read_section(
+      node, "detect.installed",
+      {
+          {"commands",
+           [&](const YamlNode& n) {
+             r.list(installed.commands, n, "detect.installed.commands");
+             for (const auto& item : n.items) {
+               if (item.is_scalar() && (item.scalar.empty() || item.scalar.find('/') != std::string::npos)) {
+                 r.d.error(
+                     item.loc,
+                     "'detect.installed.commands' holds '" + printable(item.scalar) + "', which is not a program name",
+                     "name the program as PATH finds it: 'sbatch', not '/usr/bin/sbatch'");
+               }
+             }
+           }},
+          {"config_env",
+           [&](const YamlNode& n) {
+             r.text(installed.config_env, n, "detect.installed.config_env");
+             if (n.is_scalar() && !valid_env_name(n.scalar)) {
+               r.d.error(n.loc, "'detect.installed.config_env' is '" + printable(n.scalar) + "', not a variable name",
+                         "names are letters, digits and '_', not starting with a digit");
+             }
+           }},
+          {"config",
+           [&](const YamlNode& n) {
+             r.list(installed.config, n, "detect.installed.config");
+             for (const auto& item : n.items) {
+               if (item.is_scalar() && (item.scalar.empty() || item.scalar.front() != '/')) {
+                 r.d.error(item.loc, "'detect.installed.config' holds '" + printable(item.scalar) +
+                                         "', which is not an absolute path");
+               }
+             }
+           }},
+      },
+      r.d);
+  // Commands alone are found on machines that only have a client installed, or another scheduler's
+  // look-alike (Grid Engine and Torque have qsub and qstat too): the configuration is the evidence.
+  if (is_map && (installed.commands.empty() || (installed.config_env.empty() && installed.config.empty()))) {
+    r.d.error(node.loc, "'detect.installed' needs 'commands' and at least one of 'config' and 'config_env'");
+  }
+}
+
 void read_detect(DetectRules& detect, const YamlNode& node, Reader& r) {
   read_section(node, "detect",
                {
@@ -388,6 +431,7 @@ void read_detect(DetectRules& detect, const YamlNode& node, Reader& r) {
                         detect.hostname.push_back(pattern);
                       }
                     }},
+                   {"installed", [&](const YamlNode& n) { read_installed(detect.installed, n, r); }},
                    {"fallback", [&](const YamlNode& n) { r.number(detect.fallback, n, "detect.fallback", 0, 9); }},
                },
                r.d);

@@ -15,9 +15,19 @@
 
 namespace ezpz::core {
 
+// A scheduler installed on this machine (a login node, outside any job): every one of `commands` on
+// PATH, and its configuration file: the one `config_env` names when that variable is set (the file the
+// scheduler's commands then read), else the first of `config` that exists.
+struct InstalledRules {
+  std::vector<std::string> commands;  // program names
+  std::string config_env;             // SLURM_CONF, PBS_CONF_FILE; "" = none
+  std::vector<std::string> config;    // absolute paths
+};
+
 struct DetectRules {
   std::vector<std::pair<std::string, std::string>> env;  // variable → regex (searched)
   std::vector<std::string> hostname;                     // regexes (searched) on short and full hostname
+  InstalledRules installed;                              // no commands: no such rule
   int fallback = 0;                                      // 0 = specific machine; higher = tried later
 };
 

@@ -84,6 +84,11 @@ struct SupervisedProcess {
   std::vector<std::string> argv;                         // run with execvp
   std::vector<std::string> unset;                        // variables removed before the exec
   std::vector<std::pair<std::string, std::string>> set;  // variables set before the exec
+  // A session of its own (setsid) instead of only a process group: with the kernel's autogroup
+  // scheduling (sched(7)) each session is one scheduling group, so N ranks in the caller's session
+  // would share one process's CPU time on a busy machine; Hydra's ranks each get a session too. Its
+  // autogroup is given the process's nice value. For local ranks (a launcher starts its own ranks).
+  bool own_session = false;
 };
 
 // How a supervised launch ended.
@@ -99,7 +104,8 @@ struct LaunchOutcome {
 SupervisedProcess launcher_process(const std::vector<std::string>& argv,
                                    std::vector<std::pair<std::string, std::string>> set = {});
 
-// Starts each process in a process group of its own, passes on its stdout and stderr through pipes as
+// Starts each process in a process group of its own (a session of its own with `own_session`; the
+// group's id is the process's either way), passes on its stdout and stderr through pipes as
 // whole lines (LineForwarder, bytes unchanged), passes USR1 and USR2 on to each process (not its group:
 // a launcher forwards them to its ranks, and a rank's helpers may not expect them), forwards INT, TERM,
 // HUP and QUIT to every group and stops the others

@@ -1,11 +1,13 @@
 // Supervising what `ezpz launch` starts (local ranks, or the system's launcher): fork/exec, one process
-// group each, signals forwarded through a signalfd, the others stopped when one fails or when all are
-// silent for the idle timeout, each one's stdout and stderr passed on as whole lines.
+// group each (for local ranks, one session each), signals forwarded through a signalfd, the others
+// stopped when one fails or when all are silent for the idle timeout, each one's stdout and stderr
+// passed on as whole lines.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -106,6 +108,24 @@ std::size_t read_stream(RankStream& stream, std::vector<char>& buffer, bool drai
   return forward_pipe(stream.fd, stream.source, *stream.forwarder, buffer, drain);
 }
 
+// Signals the process group of a child that leads one. A child making its own session (setsid) is
+// not a group leader until it has, so until then the signal goes to it alone: nothing else is in its
+// group before its exec, and a signal it holds blocked still acts when it unblocks them before the exec.
+void signal_group(pid_t leader, int sig) {
+  if (kill(-leader, sig) != 0 && errno == ESRCH) kill(leader, sig);
+}
+
+// Gives the caller's autogroup (sched(7), /proc/self/autogroup) the nice value `nice`: a new session
+// is a new autogroup at nice 0, which would undo a `nice -n 19 ezpz launch`. Only async-signal-safe
+// calls (between fork and exec); without autogroup support there is no file and nothing to do.
+void set_autogroup_nice(const std::string& nice) {
+  int fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t written = write(fd, nice.data(), nice.size());
+  (void)written;
+  close(fd);
+}
+
 // Makes `fd` the child's descriptor `target`, open across exec (the pipe ends are close-on-exec).
 void move_to(int fd, int target) {
   if (fd == target) {
@@ -186,6 +206,9 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
 
   pid_t parent = getpid();
   std::map<pid_t, long> ranks;  // live children: pid → rank
+  errno = 0;
+  int nice = getpriority(PRIO_PROCESS, 0);  // -1 is a nice value too: errno tells
+  std::string autogroup_nice = nice != 0 && errno == 0 ? std::to_string(nice) : "";  // made before fork
   std::vector<RankStream> streams;
   for (long rank = 0; rank < count; ++rank) {
     const SupervisedProcess& child = children[static_cast<std::size_t>(rank)];
@@ -195,7 +218,12 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
     pid_t pid = fork();
     if (pid < 0) throw UserError(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
-      setpgid(0, 0);
+      if (child.own_session) {
+        setsid();  // a group of its own too, whose id is its pid as with setpgid
+        if (!autogroup_nice.empty()) set_autogroup_nice(autogroup_nice);
+      } else {
+        setpgid(0, 0);
+      }
       prctl(PR_SET_PDEATHSIG, SIGTERM);  // no orphans if the launcher itself is killed
       if (getppid() != parent) _exit(128 + SIGTERM);
       move_to(ends[1], STDOUT_FILENO);
@@ -211,7 +239,9 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       int error = errno;  // before the message, which may set it
       _exit(report_start_failure(child.argv[0], error));
     }
-    setpgid(pid, pid);
+    // Also here, so that the group exists before any signal is sent to it; not for a session of its
+    // own: setsid refuses a group leader (signal_group covers the time before the child's setsid).
+    if (!child.own_session) setpgid(pid, pid);
     guardian.watch(pid);
     ranks[pid] = rank;
     close(ends[1]);  // the rank holds the write ends; the pipe ends when the rank (and what it started) is done
@@ -243,7 +273,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
     for (const auto& [pid, rank] : ranks) kill(pid, sig);
   };
   auto stop_all = [&](int sig) {
-    for (const auto& [pid, rank] : ranks) kill(-pid, sig);
+    for (const auto& [pid, rank] : ranks) signal_group(pid, sig);
   };
   // Ends the launch: `sig` to every process group now, KILL when the grace period is over. The first
   // reason gives the outcome's code and why; a user's signal or a closed output at any point marks the
@@ -380,6 +410,7 @@ LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::str
     identity.node_rank = rank / plan.ranks_per_node;
     child.set = rank_variables(identity);
     child.set.insert(child.set.end(), {{"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}, {"EZPZ_SYSTEM", system}});
+    child.own_session = true;  // the CPU share of a separately started process (launch.hpp)
     ranks.push_back(std::move(child));
   }
   return supervise_processes(ranks, supervision);

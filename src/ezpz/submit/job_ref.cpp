@@ -21,7 +21,7 @@ JobRef find_job(const Catalog& catalog, const std::string& records_root, const s
     ref.job_id = ref.record->job_id;
     ref.scheduler = &catalog.scheduler(ref.record->scheduler);
   } else {
-    ref.scheduler = &catalog.scheduler(catalog.system(runtime_system(catalog, system, env, hostname)).scheduler);
+    ref.scheduler = &catalog.scheduler(catalog.system(chosen_system(catalog, system, env, hostname).system).scheduler);
   }
   return ref;
 }

@@ -18,7 +18,7 @@ struct JobRef {
 };
 
 // The job `job_id`: its record under `records_root` if there is one (then the record's scheduler),
-// else the scheduler of runtime_system(catalog, system, env, hostname). Throws UserError when `job_id`
+// else the scheduler of chosen_system(catalog, system, env, hostname). Throws UserError when `job_id`
 // is not a job's id (job_id_problem) or when neither gives a system.
 JobRef find_job(const Catalog& catalog, const std::string& records_root, const std::string& job_id,
                 const std::string& system, const EnvLookup& env, const std::string& hostname);
