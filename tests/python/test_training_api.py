@@ -470,6 +470,24 @@ def test_setup_torch_seeds_everything_and_checks_its_arguments():
     assert answer.returncode != 0 and "world size 1 is not a multiple" in answer.stderr
 
 
+def test_setup_torch_destroys_its_group_at_exit_when_the_script_does_not():
+    # An exit handler registered before setup_torch runs after setup_torch's (last in, first out).
+    torch_or_skip()
+    code = ("import atexit, ezpz, torch.distributed as dist; "
+            "atexit.register(lambda: print('at exit: initialized', dist.is_initialized(), flush=True)); "
+            "ezpz.setup_torch(); print('initialized', dist.is_initialized(), flush=True)")
+    answer = run_python(code, clean_env(EZPZ_SYSTEM="local"))
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout.splitlines()[-2:] == ["initialized True", "at exit: initialized False"]
+    # A group the script made itself is the script's to destroy.
+    code = ("import atexit, ezpz, torch.distributed as dist; "
+            "atexit.register(lambda: print('at exit: initialized', dist.is_initialized(), flush=True)); "
+            "dist.init_process_group('gloo', store=dist.HashStore(), rank=0, world_size=1); ezpz.setup_torch()")
+    answer = run_python(code, clean_env(EZPZ_SYSTEM="local"))
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout.splitlines()[-1] == "at exit: initialized True"
+
+
 def test_parallel_groups_lay_ranks_out_as_the_python_ezpz():
     groups = ezpz.tp._grid_groups(8, 2, 1, 1)
     assert groups["tensor"] == [[0, 1], [2, 3], [4, 5], [6, 7]]

@@ -287,6 +287,13 @@ def setup_torch(port=None, seed=None, timeout=None, verbose=False, *, tensor_par
             dist.init_process_group(store=dist.HashStore(), rank=0, world_size=1, **options)
         else:
             dist.init_process_group(init_method="env://", rank=rank, world_size=world_size, **options)
+        # A script that never calls cleanup() (the Python ezpz's examples/minimal.py) leaves the group to
+        # the interpreter's teardown, where torch 1.13's gloo threads are not joined and the process
+        # aborts now and then ("terminate called without an active exception", exit 134). The group
+        # this call made is destroyed before that; cleanup() is a no-op when it is gone already.
+        import atexit
+
+        atexit.register(cleanup)
     if max(tensor_parallel_size, pipeline_parallel_size, context_parallel_size) > 1:
         from . import tp
 
@@ -322,6 +329,14 @@ def cleanup():
     except Exception:  # noqa: BLE001 - nothing to tear down without torch
         return
     if dist.is_available() and dist.is_initialized():
+        # Let the backend's worker threads finish first. torch 1.13's gloo deadlocks otherwise, now and then:
+        # ~ProcessGroupGloo (run when the last reference goes, for a DDP model at the interpreter's exit)
+        # joins its worker threads holding the GIL, while a worker that is freeing a finished collective's
+        # Python-owned tensors waits for the GIL (tests/python/training_api_check.py hung so in 1 of 7 runs).
+        # A sleep releases the GIL; it cannot hang, as a barrier could when not every rank calls cleanup().
+        import time
+
+        time.sleep(0.05)
         dist.destroy_process_group()
 
 
