@@ -99,9 +99,14 @@ run_in() {
   seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }
 
-# last_error LOG: the last line of LOG.err that says what went wrong (for a table cell).
+# last_error LOG: what went wrong, for a table cell: the last Python exception line of LOG.out or
+# LOG.err (as a launcher passed it on, maybe after a rank prefix), else the last line of LOG.err that is
+# not a launcher's decoration.
 last_error() {
-  grep -vE '^\s*$|^\*+$|OMP_NUM_THREADS|^WARNING:torch.distributed.run' "$1.err" | tail -n 1 | cut -c1-160
+  local line
+  line=$(grep -hoE '\b[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Exit)(: .*|$)' "$1.out" "$1.err" | grep -v 'ChildFailedError' | tail -n 1)
+  [[ -n $line ]] || line=$(grep -vE '^\s*$|^[-=*]+$|OMP_NUM_THREADS|^WARNING:torch.distributed.run' "$1.err" | tail -n 1)
+  cut -c1-160 <<<"$line"
 }
 
 # require_torch_and_launchers: exits (cannot_run) unless torch, torchrun and both MPIs are here.
