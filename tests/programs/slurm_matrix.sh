@@ -2,7 +2,7 @@
 # The verification matrix's Slurm column (tests/programs/README.md): every program of this folder as a
 # job of 2 nodes x 2 ranks on the real test Slurm cluster (tests/slurm), submitted with `ezpz submit
 # --wait` (the generic Slurm profile: srun + ezpz exec), its deterministic values compared with the same
-# program's under /usr/bin/torchrun with 4 ranks on this machine.
+# program's under /usr/bin/torchrun in the same shape on this machine (2 agents x 2 ranks).
 #   slurm_matrix.sh CLUSTER_DIR EZPZ [--table FILE] [PROGRAM...]
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -32,6 +32,18 @@ done
 require_torch_and_launchers
 enter_cluster "$cluster"
 
+# torchrun_two_nodes: sets command to the program (argv) under two torchrun agents on this machine,
+# node ranks 0 and 1 of 2 with 2 ranks each (a static rendezvous on 127.0.0.1): the job's shape, so that
+# local ranks and what each node's local rank 0 does compare. Its status is the first failing agent's.
+torchrun_two_nodes() {
+  local agent=("$torchrun" --nnodes 2 --nproc_per_node 2 --master_addr 127.0.0.1 --master_port "$(free_port)"
+    --redirects 9:1 --tee 9:1 --monitor_interval 0.1)
+  # shellcheck disable=SC2016 # the inner script's own expansions
+  command=(bash -c 'n=$1; shift; "${@:1:n}" --node_rank 1 "${@:n+1}" & other=$!
+    "${@:1:n}" --node_rank 0 "${@:n+1}"; mine=$?; wait "$other"; theirs=$?; exit $((mine ? mine : theirs))'
+    _ "${#agent[@]}" "${agent[@]}" "${argv[@]}")
+}
+
 row() {  # row PROGRAM RESULT SECONDS
   printf '%-28s %-15s %-6s %s\n' "$1" slurm-2x2 "$3" "$2" | tee -a "$table"
 }
@@ -40,19 +52,16 @@ for program in "${programs[@]}"; do
   program_argv "$program"
   program_env "$program"
   base=$workdir/run/$program
-  if ! stage "$program" "$base/torchrun-4" || ! stage "$program" "$base/slurm"; then
+  if ! stage "$program" "$base/torchrun-2x2" || ! stage "$program" "$base/slurm"; then
     row "$program" "FAIL (a patch does not apply)" -
     fail "$program: a patch does not apply"
     continue
   fi
-  torchrun_command 4
-  run_in "$base/torchrun-4" "$base/torchrun" "${command[@]}"
+  torchrun_two_nodes
+  run_in "$base/torchrun-2x2" "$base/torchrun" "${command[@]}"
   baseline=$(values "$program" "$base/torchrun.out" "$base/torchrun.err")
-  if ((code != 0)); then
-    row "$program" "FAIL (no baseline: torchrun-4 exits $code: $(last_error "$base/torchrun"))" "$seconds"
-    fail "$program under torchrun-4 exits $code"
-    continue
-  fi
+  baseline_code=$code
+  ((code == 0)) || fail "$program under torchrun-2x2 exits $code: $(last_error "$base/torchrun")"
 
   # The virtual nodes share this host: rendezvous on loopback, Gloo over lo.
   {
@@ -72,9 +81,12 @@ for program in "${programs[@]}"; do
   "$ezpz" logs "$job" >"$base/slurm.out" 2>&1
   got=$(values "$program" "$base/slurm.out")
   if ((status != 0)); then
-    result="FAIL (job $job exits $status: $(grep -vE '^\s*$' "$base/slurm.out" | tail -n 1 | cut -c1-160))"
+    cp "$base/slurm.out" "$base/job.out" && : >"$base/job.err"
+    result="FAIL (job $job exits $status: $(last_error "$base/job"))"
+  elif ((baseline_code != 0)); then
+    result="FAIL (no baseline: torchrun-2x2 exits $baseline_code: $(last_error "$base/torchrun"))"
   elif [[ $got != "$baseline" ]]; then
-    result="FAIL (values differ from torchrun-4: $(diff <(echo "$baseline") <(echo "$got") | grep '^[<>]' | head -n 2 | tr '\n' ' '))"
+    result="FAIL (values differ from torchrun-2x2: $(diff <(echo "$baseline") <(echo "$got") | grep '^[<>]' | head -n 2 | tr '\n' ' '))"
   elif [[ -n $(conf "$program" values) && -z $got ]]; then
     result="FAIL (no values printed)"
   else
