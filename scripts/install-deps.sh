@@ -9,16 +9,18 @@ build_packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-
                 libxxhash-dev libarchive-dev libre2-dev)
 # Tests also run real launchers (MPICH, Open MPI), the LibTorch smoke test (libtorch-dev, libgloo-dev), a
 # real Slurm cluster on localhost (slurm-wlm, munge; tests/slurm) and the users' side: Python DDP programs
-# and torchrun (python3-torch), and the Python module's tests (python3-pytest). zstd, bzip2, xz-utils and python3-venv make yeet fixtures. The sanitizer
-# stage and the fuzz targets (scripts/test-sanitized.sh) build with clang and its runtimes; llvm has
-# llvm-symbolizer, which puts file and line into sanitizer reports. clang-format checks the C++ files'
-# formatting (tests/format). iproute2 (ip, tc) makes the simulated nodes of tests/scale (scripts/simnodes.sh).
+# and torchrun (python3-torch), and the Python module's tests (python3-pytest; python3-matplotlib for
+# History.finalize's PNG and SVG plots, tests/python/test_history.py). zstd, bzip2, xz-utils and
+# python3-venv make yeet fixtures. The sanitizer stage and the fuzz targets (scripts/test-sanitized.sh)
+# build with clang and its runtimes; llvm has llvm-symbolizer, which puts file and line into sanitizer
+# reports. clang-format checks the C++ files' formatting (tests/format). iproute2 (ip, tc) makes the
+# simulated nodes of tests/scale (scripts/simnodes.sh).
 # zsh and fish run the generated completion scripts, man-db and groff-base render the generated man pages
 # (tests/completion). debootstrap makes the Debian 11 roots (scripts/debian-root.sh) that build the release
 # yeet helper (scripts/build-yeet-helper.sh) and run the release tests (tests/release).
 test_packages=(iproute2 libgtest-dev libgmock-dev shellcheck python3 hyperfine mpich libmpich-dev openmpi-bin libopenmpi-dev
-               libtorch-dev libgloo-dev slurm-wlm munge zstd bzip2 xz-utils python3-venv python3-torch python3-pytest jq
-               clang libclang-rt-14-dev llvm clang-format zsh fish man-db groff-base debootstrap)
+               libtorch-dev libgloo-dev slurm-wlm munge zstd bzip2 xz-utils python3-venv python3-torch python3-pytest
+               python3-matplotlib jq clang libclang-rt-14-dev llvm clang-format zsh fish man-db groff-base debootstrap)
 # Debian has no PBS: tests/pbs builds OpenPBS from shared/third_party/openpbs with these (its README's list).
 pbs_packages=(autoconf automake libtool gcc g++ make libhwloc-dev libx11-dev libxt-dev libedit-dev libical-dev
               libncurses-dev perl postgresql postgresql-contrib postgresql-server-dev-all python3-dev tcl-dev tk-dev

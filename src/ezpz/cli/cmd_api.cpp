@@ -223,11 +223,16 @@ const ApiCall k_calls[] = {
                                     request.body.value("device_root", "/"));
        json out = rank_info_json(setup.rank);
        out["system"] = setup.system;
+       out["scheduler"] = setup.scheduler;
+       out["generic_system"] = setup.generic_system;
        out["device"] = setup.device;
        out["backend"] = setup.backend;
        out["master_addr"] = setup.master_addr;
        out["master_port"] = setup.master_port;
        out["nodes"] = setup.nodes;
+       out["job_id"] = setup.job_id;
+       out["hosts"] = setup.hosts;
+       out["gpus_per_node"] = setup.gpus_per_node;
        out["exports"] = setup.exports;
        out["notes"] = setup.notes;
        return out;

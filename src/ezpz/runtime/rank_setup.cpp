@@ -129,8 +129,8 @@ Rendezvous rendezvous_for(const EnvLookup& env, const SystemProfile* profile, lo
 namespace {
 
 // The device this rank uses: among the profile's devices when it names accelerators, else among what
-// this node has; none with EZPZ_TORCH_DEVICE=cpu.
-DeviceChoice rank_device(const RuntimeInputs& inputs, long local_rank, std::vector<std::string>& notes) {
+// this node has; none with EZPZ_TORCH_DEVICE=cpu. `count` is how many accelerators it chose among.
+DeviceChoice rank_device(const RuntimeInputs& inputs, long local_rank, long& count, std::vector<std::string>& notes) {
   Devices devices;
   std::string device_source;
   if (inputs.profile != nullptr && inputs.profile->node.devices.kind != DeviceKind::cpu) {
@@ -144,6 +144,7 @@ DeviceChoice rank_device(const RuntimeInputs& inputs, long local_rank, std::vect
     device_source = "EZPZ_TORCH_DEVICE=cpu";
   }
   DeviceChoice device = choose_device(devices, local_rank, inputs.env);
+  count = devices.kind == DeviceKind::cpu ? 0 : devices.count;
   notes.push_back("device " + device.torch_device + " (" + device_source + "): " + device.reason);
   return device;
 }
@@ -171,8 +172,7 @@ std::vector<std::pair<std::string, std::string>> rank_exports(const RankSetup& s
   if (setup.device.visibility) exports.push_back(*setup.device.visibility);
   exports.emplace_back("TORCH_DEVICE", setup.device.torch_device);
   exports.emplace_back("TORCH_BACKEND", setup.backend);
-  std::string job_id = current_job_id(env, inputs.job_variables);
-  exports.emplace_back(k_rank_mark, rank_mark(job_id, setup.rank.rank, node_name(env)));
+  exports.emplace_back(k_rank_mark, rank_mark(setup.job_id, setup.rank.rank, node_name(env)));
   if (inputs.profile != nullptr) {
     for (const auto& entry : inputs.profile->backend_env.for_job(setup.nodes, setup.rank.local_world_size)) {
       if (auto value = profile_export(entry.name, entry.value, env)) exports.emplace_back(entry.name, *value);
@@ -192,7 +192,7 @@ RankSetup rank_setup(const RuntimeInputs& inputs) {
   out.notes.push_back("rank " + std::to_string(rank.rank) + " of " + std::to_string(rank.world_size) + " from " +
                       (rank.variables.empty() ? std::string("no launcher (a single process)")
                                               : rank.launcher + " (" + join(rank.variables, ", ") + ")"));
-  out.device = rank_device(inputs, rank.local_rank, out.notes);
+  out.device = rank_device(inputs, rank.local_rank, out.gpus_per_node, out.notes);
   out.backend = rank_backend(out.device, env);
 
   Rendezvous rendezvous = rendezvous_for(env, inputs.profile, out.nodes, inputs.job_variables);
@@ -200,6 +200,7 @@ RankSetup rank_setup(const RuntimeInputs& inputs) {
   out.master_addr_origin = rendezvous.addr_origin;
   out.master_port = rendezvous.port;
   out.notes.insert(out.notes.end(), rendezvous.notes.begin(), rendezvous.notes.end());
+  out.job_id = current_job_id(env, inputs.job_variables);
 
   out.exports = rank_exports(out, inputs);
   out.run = rank_run_plan(rank, env);

@@ -31,6 +31,8 @@ struct RankSetup {
   std::string master_addr_origin;  // where master_addr came from: "MASTER_ADDR set in the environment" …
   std::string master_port;
   long nodes = 1;
+  std::string job_id;      // the allocation's job id ("" outside a job), as the rendezvous port uses it
+  long gpus_per_node = 0;  // accelerators of the chosen kind on this node (the profile's or those found); 0 on cpu
   // Variables to set, in order. Backend variables the job already set are left out (the job's own
   // `env:` wins over the profile).
   std::vector<std::pair<std::string, std::string>> exports;

@@ -8,30 +8,56 @@ this package: ``ezpz api``)::
     problems = ezpz.validate({"system": "slurm", "nodes": 2, "walltime": "1h", "run": "python3 train.py"})
     # -> [] when valid, else ezpz.Diagnostic objects with file, line, column, message and hint
 
-and the runtime for training scripts, with the names and meanings of the Python ezpz::
+and the training API of the Python ezpz (saforem2/ezpz), with its names, signatures and module paths
+(ezpz.distributed, ezpz.dist, ezpz.log, ezpz.utils, ezpz.flops, ezpz.launch, ezpz.tp, ezpz.history,
+ezpz.tracker)::
 
     rank = ezpz.setup_torch()
+    model = ezpz.wrap_model(model)
+    logger = ezpz.get_logger(__name__)
 
-``import ezpz`` does not import torch: only the runtime calls that need it do (docs/python.md).
+``import ezpz`` imports none of torch, numpy, matplotlib, wandb or mlflow, and not even the training
+modules: each name is looked up in its module on first use (``__getattr__`` below, the table
+``_LAZY``). Rank, device and job facts come from ezpz's C++ rules (docs/python.md).
 """
 
 import os as _os
 
 from . import _api
 from ._api import Diagnostic, Error
-from .distributed import (
-    cleanup,
-    get_local_rank,
-    get_rank,
-    get_torch_backend,
-    get_torch_device,
-    get_world_size,
-    setup_torch,
-)
+
+# Every public name of the training API → the module that defines it (imported on first use).
+_LAZY = {}
+for _module, _names in (
+    ("distributed", (
+        "setup_torch", "cleanup", "get_rank", "get_local_rank", "get_world_size", "get_world_size_total",
+        "get_world_size_in_use", "get_num_nodes", "get_gpus_per_node", "get_cpus_per_node", "get_node_index",
+        "get_device_properties", "get_torch_device", "get_torch_device_type", "get_torch_backend",
+        "TORCH_DTYPES_MAP", "synchronize", "barrier", "broadcast", "all_reduce", "wrap_model",
+        "wrap_model_for_ddp", "wrap_model_for_fsdp", "wrap_model_for_fsdp2", "init_device_mesh_safe",
+        "flatten_device_mesh_safe", "get_dist_info", "get_hostname", "get_machine", "query_environment",
+        "print_dist_setup", "seed_everything", "log_dict_as_bulleted_list", "timeitlogit")),
+    ("utils", (
+        "Color", "NoColor", "DistributedPdb", "ForkedPdb", "get_timestamp", "format_pair", "summarize_dict",
+        "model_summary", "grab_tensor", "get_max_memory_allocated", "get_max_memory_reserved",
+        "get_current_memory_allocated", "get_current_memory_reserved", "reset_peak_memory_stats",
+        "get_memory_metrics", "format_memory_summary", "is_memory_metric_key", "format_compact_summary")),
+    ("log", ("get_logger", "silence_noisy_loggers")),
+    ("flops", ("compute_mfu", "try_estimate")),
+    ("launch", ("get_active_jobid", "get_nodelist_of_active_job", "get_scheduler")),
+    ("history", ("History",)),
+    ("tracker", ("setup_wandb", "setup_mlflow", "verify_wandb")),
+):
+    _LAZY.update(dict.fromkeys(_names, _module))
+del _module, _names
+
+# The submodules, reachable as ezpz.<name> without an import of their own.
+_SUBMODULES = ("distributed", "dist", "log", "utils", "flops", "launch", "tp", "history", "tracker", "tplot",
+               "examples", "run")
 
 __all__ = [
     "Diagnostic", "Error", "version", "systems", "render", "resolve", "validate", "submit", "status", "cancel",
-    "setup_torch", "get_rank", "get_local_rank", "get_world_size", "get_torch_device", "get_torch_backend", "cleanup",
+    "get_torch_version_as_float", "get_torch_version_tuple", "try_import_wandb", *_LAZY, *_SUBMODULES,
 ]
 
 
@@ -41,10 +67,47 @@ def version():
 
 
 def __getattr__(name):
+    # Looked up only for names not defined yet: each is imported from its module once, then kept here.
     # __version__ is asked of the executable on first use, so that `import ezpz` starts no process.
     if name == "__version__":
         return version()
+    if name in _LAZY or name in _SUBMODULES:
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{_LAZY.get(name, name)}")
+        value = module if name in _SUBMODULES else getattr(module, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'ezpz' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+def get_torch_version_tuple():
+    """torch's (major, minor) as integers: (1, 13)."""
+    import torch
+
+    major, minor = torch.__version__.split(".")[:2]
+    return int(major), int(minor)
+
+
+def get_torch_version_as_float():
+    """torch's major.minor as a float (1.13); get_torch_version_tuple() compares safely."""
+    major, minor = get_torch_version_tuple()
+    return float(f"{major}.{minor}")
+
+
+def try_import_wandb():
+    """The wandb module, or None when it is not installed or WANDB_DISABLED / WANDB_MODE=disabled."""
+    if _os.environ.get("WANDB_DISABLED") or _os.environ.get("WANDB_MODE", "").lower() == "disabled":
+        return None
+    try:
+        import wandb
+    except Exception:  # noqa: BLE001 - any failure to import: no wandb
+        return None
+    return wandb
 
 
 def _default_ezpz_bin():

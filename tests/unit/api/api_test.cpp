@@ -224,6 +224,46 @@ TEST(PublicApi, RankSetupFromAGivenEnvironment) {
   };
   EXPECT_EQ(exported("RANK"), "1");
   EXPECT_EQ(exported("TORCH_BACKEND"), "gloo");
+  EXPECT_EQ(setup.job_id, "");
+  EXPECT_TRUE(setup.hosts.empty());
+  EXPECT_EQ(setup.gpus_per_node, 0);
+}
+
+// The job id and the allocation's hosts in order, each once, as the runtime reads them (Slurm's host
+// list expanded; PBS_NODEFILE's one line per slot); a host file that cannot be read leaves the hosts
+// empty with a note, for a rank whose MASTER_ADDR is given never needed them.
+TEST(PublicApi, RankSetupKnowsTheJobAndItsHosts) {
+  ezpz::Catalog catalog(std::vector<std::string>{});
+  ezpz::RankSetup slurm = ezpz::rank_setup(
+      catalog, {{"EZPZ_SYSTEM", "slurm"}, {"SLURM_JOB_ID", "4242"}, {"SLURM_JOB_NODELIST", "nid[007-008],login1"}},
+      "somehost", "/nonexistent-device-root");
+  EXPECT_EQ(slurm.job_id, "4242");
+  EXPECT_EQ(slurm.scheduler, "slurm");
+  EXPECT_TRUE(slurm.generic_system);
+  EXPECT_EQ(slurm.hosts, (std::vector<std::string>{"nid007", "nid008", "login1"}));
+
+  std::string nodefile = temp_dir("nodefile") + "/nodefile";
+  std::ofstream(nodefile) << "x3005c0s13b1n0\nx3005c0s13b1n0\nx3005c0s19b0n0\n";
+  ezpz::RankSetup pbs =
+      ezpz::rank_setup(catalog, {{"EZPZ_SYSTEM", "polaris"}, {"PBS_JOBID", "1.polaris"}, {"PBS_NODEFILE", nodefile}},
+                       "somehost", "/nonexistent-device-root");
+  EXPECT_EQ(pbs.job_id, "1.polaris");
+  EXPECT_EQ(pbs.hosts, (std::vector<std::string>{"x3005c0s13b1n0", "x3005c0s19b0n0"}));
+  EXPECT_EQ(pbs.gpus_per_node, 4);
+  EXPECT_EQ(pbs.scheduler, "pbs");
+  EXPECT_FALSE(pbs.generic_system) << "polaris is a named machine";
+
+  ezpz::RankSetup unreadable = ezpz::rank_setup(catalog,
+                                                {{"EZPZ_SYSTEM", "pbs"},
+                                                 {"PBS_JOBID", "2.pbs"},
+                                                 {"PBS_NODEFILE", "/nonexistent/nodefile"},
+                                                 {"MASTER_ADDR", "10.0.0.1"}},
+                                                "somehost", "/nonexistent-device-root");
+  EXPECT_TRUE(unreadable.hosts.empty());
+  EXPECT_EQ(unreadable.master_addr, "10.0.0.1");
+  bool noted = false;
+  for (const auto& note : unreadable.notes) noted = noted || note.find("hosts unknown") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 TEST(PublicApi, AJobOutlivesItsCatalogAndCallsAreThreadSafe) {

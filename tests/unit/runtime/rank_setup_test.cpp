@@ -235,6 +235,33 @@ TEST(RankSetup, ExplicitChoicesWin) {
   EXPECT_THROW(on("aurora", {{"EZPZ_TORCH_BACKEND", "ccl"}}), UserError);
 }
 
+// The facts ezpz.get_active_jobid() and ezpz.get_gpus_per_node() report: the scheduler's job id, and
+// the accelerators of the chosen kind (the profile's count, else those found), 0 on the cpu.
+TEST(RankSetup, JobIdAndGpusPerNode) {
+  struct Case {
+    std::string system;
+    std::map<std::string, std::string> variables;
+    std::string job_id;
+    long gpus_per_node;
+  };
+  const Case cases[] = {
+      {"aurora", {{"PBS_JOBID", "8414055.aurora-pbs-0001"}}, "8414055.aurora-pbs-0001", 12},
+      {"polaris", {{"PBS_JOBID", "1.polaris"}}, "1.polaris", 4},
+      {"frontier", {{"SLURM_JOB_ID", "4242"}}, "4242", 8},
+      {"polaris", {{"EZPZ_TORCH_DEVICE", "cpu"}}, "", 0},
+      {"local", {}, "", 0},
+      {"local", {{"EZPZ_JOB_ID", "mine"}}, "mine", 0},
+      // No device nodes: the visibility variable names the devices of this node.
+      {"local", {{"CUDA_VISIBLE_DEVICES", "0,1,2"}}, "", 3},
+      {"slurm", {{"SLURM_JOB_ID", "77"}, {"ZE_AFFINITY_MASK", "0,1"}}, "77", 2},
+  };
+  for (const auto& c : cases) {
+    RankSetup setup = on(c.system, c.variables);
+    EXPECT_EQ(setup.job_id, c.job_id) << c.system;
+    EXPECT_EQ(setup.gpus_per_node, c.gpus_per_node) << c.system << " " << setup.device.torch_device;
+  }
+}
+
 TEST(PortForJob, IsStableAndInRange) {
   EXPECT_EQ(port_for_job("123"), port_for_job("123"));
   EXPECT_NE(port_for_job("123"), port_for_job("124"));
