@@ -3,7 +3,8 @@
 # with CMAKE_PREFIX_PATH (find_package(ezpz)) and with pkg-config, built and run; the installed public
 # headers include nothing but the standard library and each other; libezpz.so exports only namespace
 # ezpz; find_package(ezpz COMPONENTS torch) gives ezpz::torch; and Debian's python3 imports the
-# installed Python package without importing torch, and it runs the installed ezpz.
+# installed Python package without importing torch, and it runs the installed ezpz; every module of
+# src/python/ezpz is installed, subpackages in their folders.
 #   install_test.sh BUILD_DIR SOURCE_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -73,6 +74,11 @@ fi
 
 site=$prefix/lib/python3/site-packages
 check "the Python package is installed under lib/python3/site-packages" test -f "$site/ezpz/__init__.py"
+# Every module of the package, subpackages (ezpz/examples …) in their folders.
+missing=$(cd "$source_dir/src/python" && find ezpz -name '*.py' | while read -r module; do
+  [[ -f $site/$module ]] || echo "$module"; done)
+check "every module of src/python/ezpz is installed in its folder (missing: $missing)" test -z "$missing"
+check "the example package is among them" test -f "$site/ezpz/examples/minimal.py"
 answer=$(cd "$workdir" && PYTHONPATH=$site /usr/bin/python3 -c \
   'import sys, ezpz; print(ezpz.__file__.startswith(sys.argv[1]), "torch" in sys.modules, len(ezpz.systems()), ezpz._api.executable())' "$site" 2>&1)
 check "Debian's python3 imports the installed module, without torch, and runs the installed ezpz (got: $answer)" \

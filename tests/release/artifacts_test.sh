@@ -35,7 +35,8 @@ assert platform.startswith("manylinux_2_") and glibc <= 31, f"{platform}: not in
 with zipfile.ZipFile(wheels[0]) as wheel:
     names = set(wheel.namelist())
     data, info = f"ezpz-{version}.data", f"ezpz-{version}.dist-info"
-    wanted = {"ezpz/__init__.py", "ezpz/_api.py", "ezpz/distributed.py", f"{data}/scripts/ezpz",
+    wanted = {"ezpz/__init__.py", "ezpz/_api.py", "ezpz/distributed.py", "ezpz/run.py",
+              "ezpz/examples/__init__.py", "ezpz/examples/minimal.py", "ezpz/models/minimal.py", f"{data}/scripts/ezpz",
               f"{data}/scripts/ezpz-yeet-mpi", f"{data}/data/share/man/man1/ezpz.1",
               f"{data}/data/share/bash-completion/completions/ezpz", f"{data}/data/share/ezpz/systems/aurora.yaml",
               f"{info}/METADATA", f"{info}/WHEEL", f"{info}/RECORD", f"{info}/LICENSE"}
