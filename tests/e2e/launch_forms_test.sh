@@ -57,6 +57,14 @@ args="--lr 1 --timeout 5 -np 3 -- x"
 line "rank=0 world=2 local=0/2 node=0 foo=- args=$args;rank=1 world=2 local=1/2 node=0 foo=- args=$args;" \
   launch -np 2 "$python" prog.py $args
 line "rank=0 world=1 local=0/1 node=0 foo=- args=;" launch "$python" prog.py
+# -m MODULE: the environment's python3 runs the module ($VIRTUAL_ENV/bin/python3, else python3 on PATH),
+# and the words after the module are its own.
+mkdir -p venv/bin && ln -sf "$python" venv/bin/python3
+VIRTUAL_ENV=$workdir/venv line "rank=0 world=2 local=0/2 node=0 foo=- args=--lr 1;rank=1 world=2 local=1/2 node=0 foo=- args=--lr 1;" \
+  launch -np 2 -m prog --lr 1
+dry=$(env -u VIRTUAL_ENV "$ezpz" launch --dry-run -np 2 -m pkg.train --lr 1 -- x 2>err)
+check "launch -m pkg.train: python3 on PATH runs it ($dry $(head -c 300 err))" \
+  test "$dry" = "$ezpz exec -- python3 -m pkg.train --lr 1 -- x"
 # A flag is no option's value: after --dry-run, -np and --timeout are still ezpz's, and the program follows.
 dry=$("$ezpz" launch --dry-run -np 2 --timeout 60 "$python" prog.py --lr 1 2>err)
 check "launch --dry-run -np 2 --timeout 60 PROGRAM: the program and its words ($dry $(head -c 300 err))" \
@@ -120,6 +128,7 @@ for system in frontier pbs; do
   dry=$(PBS_JOBID=1.pbs PBS_NODEFILE=$workdir/nodes2 SLURM_JOB_ID=7 SLURM_JOB_NODELIST='nid[0001-0002]' \
     SLURM_NNODES=2 "$ezpz" launch --system "$system" -np 2 -ppn 1 -x FOO=bar --line-buffer --dry-run -- \
     "$python" prog.py 2>err)
+  # shellcheck disable=SC2016 # $1 is the inner shell's
   check "$system: -x is not passed to the launcher ($dry $(head -c 300 err))" \
     bash -c '[[ -n $1 && ! $1 =~ (^| )-x( |$) ]]' _ "$dry"
   check "$system: --line-buffer is ($dry)" grep -qE -- " --line-buffer [^ ]*ezpz exec -- " <<<"$dry"

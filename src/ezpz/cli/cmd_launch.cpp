@@ -226,7 +226,22 @@ int launch_verbatim(const LaunchOptions& options, const std::vector<std::string>
       policy, process_env());
 }
 
-int launch(const LaunchOptions& options, const std::vector<std::string>& program) {
+// `-m MODULE ARGS…` (read_command_words) as a command: the environment's Python runs the module, as the
+// Python ezpz chooses it: $VIRTUAL_ENV/bin/python3 when there is one, else python3 on PATH.
+std::vector<std::string> with_interpreter(std::vector<std::string> program) {
+  if (program.empty() || program.front() != k_module_word) return program;
+  if (program.size() == 1) throw UserError("-m needs a module", "ezpz launch -n 2 -m ezpz.examples.minimal");
+  std::string python = "python3";
+  if (auto venv = setting(process_env(), "VIRTUAL_ENV")) {
+    std::string candidate = *venv + "/bin/python3";
+    if (access(candidate.c_str(), X_OK) == 0) python = candidate;
+  }
+  program.insert(program.begin(), python);
+  return program;
+}
+
+int launch(const LaunchOptions& options, const std::vector<std::string>& given) {
+  std::vector<std::string> program = with_interpreter(given);
   if (program.empty()) throw UserError("no program to launch", "ezpz launch -n 4 -- python3 train.py");
   // The ranks are this launch's, not workers of a torchrun that started ezpz launch.
   for (const auto& name : torchrun_agent_variables()) unsetenv(name.c_str());

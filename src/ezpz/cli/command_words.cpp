@@ -131,7 +131,9 @@ CommandWords read_command_words(const CLI::App& command, const std::vector<std::
       break;
     }
     bool option_word = word.size() > 1 && word[0] == '-';
-    if (!option_word && !passing) {
+    // `-m MODULE ARGS…` is a program (python3 -m MODULE), as the Python ezpz's launch lines write it.
+    bool module = word == k_module_word && command.get_option_no_throw(word) == nullptr;
+    if ((!option_word && !passing) || module) {
       out.program.assign(words.begin() + static_cast<long>(i), words.end());
       break;
     }

@@ -30,6 +30,9 @@ CLI::Option* add_named_option(CLI::App& command, const std::string& names, T& va
   return option;
 }
 
+// The word that starts a program which is a Python module: `-m MODULE ARGS…`.
+inline constexpr const char* k_module_word = "-m";
+
 struct CommandWords {
   std::vector<std::string> options;    // for CLI11: the command's options and values (a dash name as its long name)
   std::vector<std::string> program;    // the program and its arguments
@@ -42,6 +45,8 @@ struct CommandWords {
 // - "--" ends the options, and what follows it is the program;
 // - otherwise the program starts at the first word that is neither an option of `command` nor the value
 //   of one, and everything after it is the program's (a later "--" too): `launch python3 train.py --lr 1`;
+// - "-m" (when `command` has no such option) starts the program too: `launch -n 2 -m pkg.train --lr 1`
+//   gives the program "-m pkg.train --lr 1", which the command runs with a Python interpreter;
 // - a word that starts with '-' and is no option of `command`, and the words after it up to the next
 //   option of `command`, are passed on (`-x FOO=bar`) when a "--" ends the options; without one such a
 //   word is an error (CLI::ValidationError naming it).
