@@ -14,36 +14,18 @@ import sys
 
 import pytest
 
-_LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-                       "PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PALS_RANKID",
-                       "TORCH_DEVICE", "TORCH_BACKEND", "TORCHELASTIC_RUN_ID", "EZPZ_SYSTEM", "EZPZ_LOG_TIMESTAMP")
+from launch_env import cannot_run, launch_env, need_torch
+
 # A small run: 8 steps, the History from step 3 on, a summary line every 2 steps.
 SMALL = {"TRAIN_ITERS": "8", "WARMUP_ITERS": "2", "PRINT_FREQ": "2", "INPUT_SIZE": "8", "OUTPUT_SIZE": "8",
          "LAYER_SIZES": "16,8", "BATCH_SIZE": "4", "EZPZ_SYSTEM": "local"}
-
-
-def _cannot_run(why):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{why} (CI=true: a test that cannot run fails)")
-    pytest.skip(why)
-
-
-def _need_torch():
-    if subprocess.run([sys.executable, "-c", "import torch.distributed"], capture_output=True).returncode != 0:
-        _cannot_run(f"{sys.executable} cannot import torch (Debian's python3-torch)")
-
-
-def _env(**extra):
-    env = {name: value for name, value in os.environ.items() if name not in _LAUNCHER_VARIABLES}
-    env.update(extra)
-    return env
 
 
 def test_help_names_every_setting_and_imports_no_torch():
     answer = subprocess.run([sys.executable, "-c", "import sys, runpy; sys.argv = ['minimal', '--help']\n"
                              "try:\n    runpy.run_module('ezpz.examples.minimal', run_name='__main__')\n"
                              "except SystemExit as stop:\n    print('exit', stop.code, 'torch' in sys.modules)"],
-                            capture_output=True, text=True, env=_env(), timeout=60)
+                            capture_output=True, text=True, env=launch_env(), timeout=60)
     assert answer.returncode == 0, answer.stderr
     assert answer.stdout.startswith("usage: python3 -m ezpz.examples.minimal")
     for name in ("TRAIN_ITERS", "BATCH_SIZE", "INPUT_SIZE", "OUTPUT_SIZE", "LAYER_SIZES", "DTYPE", "WARMUP_ITERS",
@@ -54,7 +36,7 @@ def test_help_names_every_setting_and_imports_no_torch():
 
 def test_unexpected_arguments_exit_2():
     answer = subprocess.run([sys.executable, "-m", "ezpz.examples.minimal", "--lr", "3"], capture_output=True,
-                            text=True, env=_env(), timeout=60)
+                            text=True, env=launch_env(), timeout=60)
     assert answer.returncode == 2
     assert "unexpected arguments ['--lr', '3']" in answer.stderr
 
@@ -75,7 +57,7 @@ def test_settings_have_the_python_ezpz_defaults_and_read_the_environment():
 
 
 def test_dtype_is_float32_on_the_cpu_and_bfloat16_elsewhere():
-    _need_torch()
+    need_torch()
     import torch
 
     from ezpz.examples.minimal import dtype_for
@@ -89,7 +71,7 @@ def test_dtype_is_float32_on_the_cpu_and_bfloat16_elsewhere():
 
 
 def test_sequential_linear_net_layers_and_shapes():
-    _need_torch()
+    need_torch()
     import torch
 
     from ezpz.models.minimal import SequentialLinearNet
@@ -128,17 +110,17 @@ def _check_run(answer, outputs, ranks):
 
 
 def test_one_process_trains_and_prints_the_history_summary(tmp_path):
-    _need_torch()
+    need_torch()
     answer = subprocess.run([sys.executable, "-m", "ezpz.examples.minimal"], capture_output=True, text=True,
-                            cwd=tmp_path, env=_env(**SMALL), timeout=240)
+                            cwd=tmp_path, env=launch_env(**SMALL), timeout=240)
     _check_run(answer, tmp_path / "outputs", 1)
 
 
 def test_two_ranks_under_ezpz_launch(tmp_path):
-    _need_torch()
+    need_torch()
     ezpz_bin = os.environ.get("EZPZ_BIN_UNDER_TEST") or shutil.which("ezpz")
     if not ezpz_bin:
-        _cannot_run("EZPZ_BIN_UNDER_TEST is not set and no ezpz is on PATH")
+        cannot_run("EZPZ_BIN_UNDER_TEST is not set and no ezpz is on PATH")
     answer = subprocess.run([ezpz_bin, "launch", "-n", "2", "--", sys.executable, "-m", "ezpz.examples.minimal"],
-                            capture_output=True, text=True, cwd=tmp_path, env=_env(**SMALL), timeout=300)
+                            capture_output=True, text=True, cwd=tmp_path, env=launch_env(**SMALL), timeout=300)
     _check_run(answer, tmp_path / "outputs", 2)

@@ -15,10 +15,9 @@ import textwrap
 
 import pytest
 
+from launch_env import cannot_run, launch_env, need_torch
+
 # What the launchers of an outer job or of ctest itself may have set: each run below starts clean.
-_LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-                       "PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "SLURM_PROCID",
-                       "PALS_RANKID", "TORCH_DEVICE", "TORCH_BACKEND", "TORCHELASTIC_RUN_ID", "EZPZ_SYSTEM")
 
 # The script under test never joins a group itself: it uses the one ezpz.run joined, and an atexit hook
 # (which runs after ezpz.run's clean-up) says whether the group is gone.
@@ -43,23 +42,6 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def _cannot_run(why):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{why} (CI=true: a test that cannot run fails)")
-    pytest.skip(why)
-
-
-def _need_torch():
-    if subprocess.run([sys.executable, "-c", "import torch.distributed"], capture_output=True).returncode != 0:
-        _cannot_run(f"{sys.executable} cannot import torch (Debian's python3-torch)")
-
-
-def _env(**extra):
-    env = {name: value for name, value in os.environ.items() if name not in _LAUNCHER_VARIABLES}
-    env.update(extra)
-    return env
-
-
 def _free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -76,7 +58,7 @@ def script(tmp_path):
 
 
 def _run(argv, cwd, env=None):
-    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env or _env(EZPZ_SYSTEM="local"),
+    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env or launch_env(EZPZ_SYSTEM="local"),
                           timeout=240)
 
 
@@ -92,7 +74,7 @@ def test_usage_and_a_missing_script_exit_2(tmp_path):
 
 
 def test_one_process_gets_a_group_argv_and_path_as_under_python3(script, tmp_path):
-    _need_torch()
+    need_torch()
     answer = _run([sys.executable, "-m", "ezpz.run", str(script), "return", "--flag", "x y"], tmp_path)
     assert answer.returncode == 0, answer.stderr
     assert answer.stdout.splitlines() == [
@@ -107,7 +89,7 @@ def test_one_process_gets_a_group_argv_and_path_as_under_python3(script, tmp_pat
     ("message", 1, "a message instead of a code"),
 ])
 def test_the_scripts_exit_code_is_kept_and_the_group_destroyed(script, tmp_path, how, code, says):
-    _need_torch()
+    need_torch()
     answer = _run([sys.executable, "-m", "ezpz.run", str(script), how], tmp_path)
     assert answer.returncode == code, answer.stderr
     assert answer.stdout.splitlines()[-1] == "at exit: group initialized False"
@@ -116,7 +98,7 @@ def test_the_scripts_exit_code_is_kept_and_the_group_destroyed(script, tmp_path,
 
 
 def test_a_module_runs_with_dash_m(script, tmp_path):
-    _need_torch()
+    need_torch()
     (script.parent / "needs_group_pkg").mkdir()
     (script.parent / "needs_group_pkg" / "__init__.py").write_text("")
     shutil.copy(script, script.parent / "needs_group_pkg" / "main.py")
@@ -131,22 +113,22 @@ def _launchers(ranks):
     ezpz_bin = os.environ.get("EZPZ_BIN_UNDER_TEST") or shutil.which("ezpz")
     port = _free_port()
     return [
-        ("ezpz launch", [ezpz_bin or "ezpz", "launch", "--system", "local", "-n", str(ranks), "--"], _env(),
+        ("ezpz launch", [ezpz_bin or "ezpz", "launch", "--system", "local", "-n", str(ranks), "--"], launch_env(),
          None if ezpz_bin else "EZPZ_BIN_UNDER_TEST is not set and no ezpz is on PATH"),
-        ("mpiexec.mpich", ["mpiexec.mpich", "-n", str(ranks)], _env(MASTER_PORT=port),
+        ("mpiexec.mpich", ["mpiexec.mpich", "-n", str(ranks)], launch_env(MASTER_PORT=port),
          None if shutil.which("mpiexec.mpich") else "mpiexec.mpich not found (Debian mpich)"),
         ("torchrun", ["/usr/bin/torchrun", "--nproc_per_node", str(ranks), "--master_port", port, "--redirects",
-                      "9:1", "--tee", "9:1", "--no_python"], _env(),
+                      "9:1", "--tee", "9:1", "--no_python"], launch_env(),
          None if os.path.exists("/usr/bin/torchrun") else "/usr/bin/torchrun not found (Debian python3-torch)"),
     ]
 
 
 @pytest.mark.parametrize("launcher", ["ezpz launch", "mpiexec.mpich", "torchrun"])
 def test_two_ranks_share_the_group_ezpz_run_joined(script, tmp_path, launcher):
-    _need_torch()
+    need_torch()
     name, prefix, env, missing = next(item for item in _launchers(2) if item[0] == launcher)
     if missing:
-        _cannot_run(missing)
+        cannot_run(missing)
     answer = _run([*prefix, sys.executable, "-m", "ezpz.run", str(script), "return"], tmp_path, env)
     assert answer.returncode == 0, answer.stdout + answer.stderr
     for rank in (0, 1):
