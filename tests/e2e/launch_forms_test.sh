@@ -62,9 +62,11 @@ line "rank=0 world=1 local=0/1 node=0 foo=- args=;" launch "$python" prog.py
 mkdir -p venv/bin && ln -sf "$python" venv/bin/python3
 VIRTUAL_ENV=$workdir/venv line "rank=0 world=2 local=0/2 node=0 foo=- args=--lr 1;rank=1 world=2 local=1/2 node=0 foo=- args=--lr 1;" \
   launch -np 2 -m prog --lr 1
-dry=$(env -u VIRTUAL_ENV "$ezpz" launch --dry-run -np 2 -m pkg.train --lr 1 -- x 2>err)
-check "launch -m pkg.train: python3 on PATH runs it ($dry $(head -c 300 err))" \
-  test "$dry" = "$ezpz exec -- python3 -m pkg.train --lr 1 -- x"
+# (A module of this suite, tests/python/ddp_check.py: the dependency audit reads `python3 -m NAME` as a
+# module /usr/bin/python3 must import.)
+dry=$(env -u VIRTUAL_ENV "$ezpz" launch --dry-run -np 2 -m ddp_check --lr 1 -- x 2>err)
+check "launch -m ddp_check: python3 on PATH runs it ($dry $(head -c 300 err))" \
+  test "$dry" = "$ezpz exec -- python3 -m ddp_check --lr 1 -- x"
 # A flag is no option's value: after --dry-run, -np and --timeout are still ezpz's, and the program follows.
 dry=$("$ezpz" launch --dry-run -np 2 --timeout 60 "$python" prog.py --lr 1 2>err)
 check "launch --dry-run -np 2 --timeout 60 PROGRAM: the program and its words ($dry $(head -c 300 err))" \

@@ -128,11 +128,18 @@ TEST(Catalog, SearchPathAddsAndReplacesProfiles) {
 TEST(Catalog, InstalledCopiesOfShippedProfilesAreTheirFiles) {
   fs::path dir = temp_dir("installed");
   fs::create_directories(dir / "schedulers");
+  // Copied as an installation has them (0644): copy_file keeps the source's mode, and a checkout made
+  // with umask 002 (git archive's default too) has group-writable files, which the catalog does not
+  // trust (docs/security.md).
+  auto install = [](const fs::path& from, const fs::path& to) {
+    fs::copy_file(from, to);
+    fs::permissions(to,
+                    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  };
   for (const char* name : {"polaris", "aurora"}) {
-    fs::copy_file(fs::path(EZPZ_SOURCE_DIR) / "systems" / (std::string(name) + ".yaml"),
-                  dir / (std::string(name) + ".yaml"));
+    install(fs::path(EZPZ_SOURCE_DIR) / "systems" / (std::string(name) + ".yaml"), dir / (std::string(name) + ".yaml"));
   }
-  fs::copy_file(fs::path(EZPZ_SOURCE_DIR) / "schedulers" / "pbs.yaml", dir / "schedulers" / "pbs.yaml");
+  install(fs::path(EZPZ_SOURCE_DIR) / "schedulers" / "pbs.yaml", dir / "schedulers" / "pbs.yaml");
   std::ifstream shipped(fs::path(EZPZ_SOURCE_DIR) / "systems" / "aurora.yaml");
   std::string text((std::istreambuf_iterator<char>(shipped)), std::istreambuf_iterator<char>());
   std::string old_description = Catalog().system("aurora").description;
