@@ -62,7 +62,7 @@ line "rank=0 world=1 local=0/1 node=0 foo=- args=;" launch "$python" prog.py
 mkdir -p venv/bin && ln -sf "$python" venv/bin/python3
 VIRTUAL_ENV=$workdir/venv line "rank=0 world=2 local=0/2 node=0 foo=- args=--lr 1;rank=1 world=2 local=1/2 node=0 foo=- args=--lr 1;" \
   launch -np 2 -m prog --lr 1
-# (A module of this suite, tests/python/ddp_check.py: the dependency audit reads `python3 -m NAME` as a
+# (A module of this suite, tests/python/ddp_check.py: the dependency audit takes the word after python3's -m for a
 # module /usr/bin/python3 must import.)
 dry=$(env -u VIRTUAL_ENV "$ezpz" launch --dry-run -np 2 -m ddp_check --lr 1 -- x 2>err)
 check "launch -m ddp_check: python3 on PATH runs it ($dry $(head -c 300 err))" \
