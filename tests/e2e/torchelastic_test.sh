@@ -42,13 +42,16 @@ with open("%s.names.%d" % (sys.argv[1], dist.get_rank()), "w") as f:
 dist.destroy_process_group()
 PY
 
-# run NAME COMMAND...: runs it (3 minutes at most), its ranks' lines sorted into NAME.out.
+# run NAME COMMAND...: runs it (3 minutes at most), its ranks' records sorted into NAME.out, one a line.
+# Records, not lines: torchrun's workers (python -u) write the newline apart from the text, so two
+# ranks' records can share a line ("… sum=3rank=1 …").
+record='rank=[0-9]+ launched=[A-Za-z]+( [A-Z_]+=[^ ]*)* sum=[0-9]+'
 run() {
   local name=$1 code
   shift
   timeout -k 5 180 "$@" >"$name.raw" 2>"$name.err"
   code=$?
-  grep -a '^rank=' "$name.raw" | sort >"$name.out"
+  grep -aoE "$record" "$name.raw" | sort >"$name.out"
   check "$name: exit 0 ($(tail -c 400 "$name.err"))" test "$code" -eq 0
   check "$name: two ranks ($(cat "$name.raw"))" test "$(wc -l <"$name.out")" -eq 2
 }
