@@ -12,9 +12,7 @@ source "$here/lib.sh"
 ezpz=$1
 n=$2
 require_torch
-[[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/history.py ]] ||
-  cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package"
-export PYTHONPATH=$EZPZ_PYTHONPATH
+use_test_package
 unset EZPZ_SYSTEM RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT TORCH_DEVICE TORCH_BACKEND \
   EZPZ_NO_DISTRIBUTED_HISTORY EZPZ_LOCAL_HISTORY EZPZ_TRACKER_BACKENDS EZPZ_TRACKERS
 

@@ -21,6 +21,15 @@ require_torch() {
   cannot_run "$why: install Debian's python3-torch (apt-get install python3-torch, or scripts/install-deps.sh test)"
 }
 
+# Makes the ezpz Python package under test importable: the build's ($EZPZ_PYTHONPATH), unless
+# $EZPZ_TEST_PYTHON is a venv's python that has the wheel installed.
+use_test_package() {
+  [[ -n ${EZPZ_TEST_PYTHON:-} ]] && return 0
+  [[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/__init__.py ]] ||
+    cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package"
+  export PYTHONPATH=$EZPZ_PYTHONPATH
+}
+
 # broken_lines FILE...: the lines where ddp_check's text does not start the line or appears twice,
 # that is, lines of two ranks cut into each other.
 broken_lines() {

@@ -13,11 +13,7 @@ ezpz=$1
 mode=$2
 n=$3
 require_torch
-if [[ -z ${EZPZ_TEST_PYTHON:-} ]]; then
-  [[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/__init__.py ]] ||
-    cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package"
-  export PYTHONPATH=$EZPZ_PYTHONPATH
-fi
+use_test_package
 # Nothing from an outer job or launcher may leak in: each launcher below sets its own variables.
 unset EZPZ_SYSTEM RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT TORCH_DEVICE TORCH_BACKEND
 sum=$((n * (n + 1) / 2))

@@ -11,11 +11,7 @@ source "$here/lib.sh"
 ezpz=$1
 n=$2
 require_torch
-if [[ -z ${EZPZ_TEST_PYTHON:-} ]]; then
-  [[ -n ${EZPZ_PYTHONPATH:-} && -f $EZPZ_PYTHONPATH/ezpz/__init__.py ]] ||
-    cannot_run "EZPZ_PYTHONPATH does not name a built ezpz Python package"
-  export PYTHONPATH=$EZPZ_PYTHONPATH
-fi
+use_test_package
 # Nothing from an outer job or launcher may leak in.
 unset EZPZ_SYSTEM RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT TORCH_DEVICE TORCH_BACKEND \
   EZPZ_LOG_FROM_ALL_RANKS LOG_FROM_ALL_RANKS EZPZ_LOG_LEVEL LOG_LEVEL
