@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -33,10 +34,21 @@ class ScriptedRunner : public ezpz::ProcessRunner {
   }
 };
 
+// A new directory named after `name` and this process, removed with what it holds when the test program
+// exits (tests may leave files in it; nothing is left in the temporary directory).
 std::string temp_dir(const std::string& name) {
+  struct Dirs {
+    std::vector<std::filesystem::path> paths;
+    ~Dirs() {
+      std::error_code error;
+      for (const auto& path : paths) std::filesystem::remove_all(path, error);
+    }
+  };
+  static Dirs s_dirs;
   auto dir = std::filesystem::temp_directory_path() / ("ezpz-api-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  s_dirs.paths.push_back(dir);
   return dir.string();
 }
 
