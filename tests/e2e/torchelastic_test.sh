@@ -57,7 +57,8 @@ run() {
 }
 port=$((20000 + RANDOM % 20000))
 # --redirects/--tee: Debian's torchrun on Python 3.11 crashes without them (tests/torch/torchrun_test.sh).
-run torchrun /usr/bin/torchrun --standalone --nproc_per_node 2 --redirects 9:1 --tee 9:1 --monitor_interval 0.1 \
+# TMPDIR: its agent leaves a torchelastic_* directory there.
+run torchrun env "TMPDIR=$workdir" /usr/bin/torchrun --standalone --nproc_per_node 2 --redirects 9:1 --tee 9:1 --monitor_interval 0.1 \
   elastic.py torchrun
 run launch "$ezpz" launch -np 2 -- "$python" elastic.py launch
 MASTER_PORT=$port run mpiexec mpiexec.mpich -n 2 "$ezpz" exec -- "$python" elastic.py mpiexec

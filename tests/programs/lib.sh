@@ -78,10 +78,10 @@ clean_env() {
 
 # torchrun_command N: sets command to the program (argv) under torchrun with N ranks on this machine.
 # --redirects/--tee 9:1 (no rank's output redirected): Debian's torchrun on Python 3.11 crashes without
-# them (tests/torch/torchrun_test.sh).
+# them (tests/torch/torchrun_test.sh). TMPDIR: torchrun's agent leaves a torchelastic_* directory there.
 torchrun_command() {
   # shellcheck disable=SC2034 # for the caller
-  command=("$torchrun" --nproc_per_node "$1" --master_port "$(free_port)" --redirects 9:1 --tee 9:1
+  command=(env "TMPDIR=$workdir" "$torchrun" --nproc_per_node "$1" --master_port "$(free_port)" --redirects 9:1 --tee 9:1
     --monitor_interval 0.1 "${argv[@]}")
 }
 

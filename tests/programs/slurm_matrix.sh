@@ -36,7 +36,7 @@ enter_cluster "$cluster"
 # node ranks 0 and 1 of 2 with 2 ranks each (a static rendezvous on 127.0.0.1): the job's shape, so that
 # local ranks and what each node's local rank 0 does compare. Its status is the first failing agent's.
 torchrun_two_nodes() {
-  local agent=("$torchrun" --nnodes 2 --nproc_per_node 2 --master_addr 127.0.0.1 --master_port "$(free_port)"
+  local agent=(env "TMPDIR=$workdir" "$torchrun" --nnodes 2 --nproc_per_node 2 --master_addr 127.0.0.1 --master_port "$(free_port)"
     --redirects 9:1 --tee 9:1 --monitor_interval 0.1)
   # shellcheck disable=SC2016 # the inner script's own expansions
   command=(bash -c 'n=$1; shift; "${@:1:n}" --node_rank 1 "${@:n+1}" & other=$!

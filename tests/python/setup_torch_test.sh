@@ -35,7 +35,8 @@ case $mode in
   torchrun)
     [[ -x /usr/bin/torchrun ]] || cannot_run "/usr/bin/torchrun not found (Debian python3-torch)"
     # --redirects/--tee: Debian's torchrun on Python 3.11 crashes without them (tests/torch/torchrun_test.sh).
-    command=(/usr/bin/torchrun --nproc_per_node "$n" --master_port "$port" --redirects 9:1 --tee 9:1
+    # TMPDIR: torchrun's agent leaves a torchelastic_* directory there.
+    command=(env "TMPDIR=$workdir" /usr/bin/torchrun --nproc_per_node "$n" --master_port "$port" --redirects 9:1 --tee 9:1
              --monitor_interval 0.1 "$ddp_check" --setup ezpz --steps 2 --timeout 60)
     ;;
   *) echo "usage: $0 EZPZ launch|mpiexec|openmpi|torchrun N" >&2; exit 2 ;;

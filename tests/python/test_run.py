@@ -108,8 +108,9 @@ def test_a_module_runs_with_dash_m(script, tmp_path):
     assert answer.stdout.splitlines()[0].endswith(" argv0 main.py")
 
 
-def _launchers(ranks):
-    """(name, argv prefix, environment, what is missing) of every launcher these tests use."""
+def _launchers(ranks, tmp):
+    """(name, argv prefix, environment, what is missing) of every launcher these tests use; torchrun's
+    agent leaves a torchelastic_* directory in TMPDIR, here `tmp`."""
     ezpz_bin = os.environ.get("EZPZ_BIN_UNDER_TEST") or shutil.which("ezpz")
     port = _free_port()
     return [
@@ -118,7 +119,7 @@ def _launchers(ranks):
         ("mpiexec.mpich", ["mpiexec.mpich", "-n", str(ranks)], launch_env(MASTER_PORT=port),
          None if shutil.which("mpiexec.mpich") else "mpiexec.mpich not found (Debian mpich)"),
         ("torchrun", ["/usr/bin/torchrun", "--nproc_per_node", str(ranks), "--master_port", port, "--redirects",
-                      "9:1", "--tee", "9:1", "--no_python"], launch_env(),
+                      "9:1", "--tee", "9:1", "--no_python"], launch_env(TMPDIR=str(tmp)),
          None if os.path.exists("/usr/bin/torchrun") else "/usr/bin/torchrun not found (Debian python3-torch)"),
     ]
 
@@ -126,7 +127,7 @@ def _launchers(ranks):
 @pytest.mark.parametrize("launcher", ["ezpz launch", "mpiexec.mpich", "torchrun"])
 def test_two_ranks_share_the_group_ezpz_run_joined(script, tmp_path, launcher):
     need_torch()
-    name, prefix, env, missing = next(item for item in _launchers(2) if item[0] == launcher)
+    name, prefix, env, missing = next(item for item in _launchers(2, tmp_path) if item[0] == launcher)
     if missing:
         cannot_run(missing)
     answer = _run([*prefix, sys.executable, "-m", "ezpz.run", str(script), "return"], tmp_path, env)

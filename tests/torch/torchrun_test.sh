@@ -16,7 +16,8 @@ for mode in static standalone; do
   [ "$mode" = standalone ] && args=(--rdzv_backend c10d --rdzv_endpoint "127.0.0.1:$(free_port)" --rdzv_id "ezpz-$$"
                                     --nnodes 1 --nproc_per_node 2)
   # --redirects/--tee: Debian's torchrun on Python 3.11 crashes without them; 9:1 = nobody's output redirected.
-  env -u TORCH_DEVICE -u TORCH_BACKEND -u GLOO_SOCKET_IFNAME \
+  # TMPDIR: torchrun's agent leaves a torchelastic_* directory there.
+  env -u TORCH_DEVICE -u TORCH_BACKEND -u GLOO_SOCKET_IFNAME "TMPDIR=$workdir" \
     timeout -k 5 120 "$torchrun" "${args[@]}" --no_python --redirects 9:1 --tee 9:1 --monitor_interval 0.1 \
     "$program" --quick --timeout 60 >"$workdir/$mode.out" 2>"$workdir/$mode.err"
   status=$?
