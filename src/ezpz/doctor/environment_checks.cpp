@@ -141,7 +141,10 @@ std::vector<Finding> check_modules(const DoctorInputs& inputs) {
                               " finds nothing, and may not say so",
                           empty_path_remedy)};
   }
-  std::vector<std::string> dirs = split(found["path"], ':');
+  std::vector<std::string> dirs;
+  for (const auto& dir : split(found["path"], ':')) {
+    if (!dir.empty()) dirs.push_back(dir);
+  }
   dirs.insert(dirs.end(), profile->module_use.begin(), profile->module_use.end());
   std::vector<ModuleLoad> loads = module_loads(result.out);
   for (const auto& module : modules) {
