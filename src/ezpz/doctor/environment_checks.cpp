@@ -115,10 +115,13 @@ std::vector<Finding> check_modules(const DoctorInputs& inputs) {
   bool needed = !modules.empty() || !profile->module_use.empty();
   if (found["module"] != "yes") {
     if (!needed) return {ok_finding(name, "no module command in " + shell + ", and the job loads no modules")};
-    return {error_finding(
-        name, "the job loads modules (" + join(modules, ", ") + "), but " + shell + " has no module command",
-        "source the module system's init in the profile's shell (e.g. /etc/profile.d/lmod.sh), or drop "
-        "modules: if the environment is set up otherwise")};
+    return {
+        error_finding(name,
+                      (modules.empty() ? "the profile adds module directories (" + join(profile->module_use, ", ") + ")"
+                                       : "the job loads modules (" + join(modules, ", ") + ")") +
+                          ", but " + shell + " has no module command",
+                      "source the module system's init in the profile's shell (e.g. /etc/profile.d/lmod.sh), or drop "
+                      "modules: if the environment is set up otherwise")};
   }
   // `module` defined but MODULEPATH empty: a batch shell that is not a login shell (PBS runs job scripts
   // non-login; sourcing the module system's init defines the function but not the site's MODULEPATH,
