@@ -238,7 +238,7 @@ expect modules warn "MODULEPATH is not set" "a module command without MODULEPATH
 BASH_ENV=$workdir/module-init.sh MODULEPATH=$workdir/modulefiles doctor mod-missing.yaml
 expect modules error "module load torchmod/9.9 fails: Lmod has detected the following error" "a module that does not exist"
 BASH_ENV=$workdir/module-init.sh MODULEPATH=$workdir/modulefiles doctor mod.yaml
-expect modules ok "found torchmod/2.1" "a module that exists"
+expect modules ok "loaded torchmod/2.1" "a module that exists"
 
 # --- python: Debian's python3 with torch, a venv without it, a failing setup, an activation that did nothing ---
 "$python" -m venv notorch

@@ -19,7 +19,8 @@ const std::vector<Check>& doctor_checks() {
       {"launcher", true, check_launcher},     {"mpi", true, check_mpi_library},
       {"yeet", true, check_yeet_helper},      {"devices", true, check_devices},
       {"node-local", true, check_node_local}, {"modules", true, check_modules},
-      {"python", true, check_python},         {"rendezvous", true, check_rendezvous},
+      {"python", true, check_python},         {"nccl", true, check_nccl},
+      {"gpu-mpi", true, check_gpu_mpi},       {"rendezvous", true, check_rendezvous},
   };
   return k_checks;
 }

@@ -3,6 +3,7 @@
 // simulated site: its environment, a tree of device nodes, and a runner for the programs they ask.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 
 namespace ezpz::core {
 
+struct JobProbe;  // checks.hpp
+
 struct DoctorInputs {
   const Catalog* catalog = nullptr;
   EnvLookup env;                      // the process environment, or a simulated one
@@ -29,6 +32,9 @@ struct DoctorInputs {
   std::vector<std::string> binaries;  // programs whose MPI library is checked (--binary)
   std::string python = "python3";     // the Python whose MPI library (mpi4py) is checked (--python)
   std::string yeet_helper;            // the ezpz-yeet-mpi `ezpz yeet` would run; "" when none is installed
+  // The job environment's answers, once the first check that reads them ran (job_probe()); copies of
+  // these inputs share them, so reset it after changing the job, the system or the environment.
+  mutable std::shared_ptr<const JobProbe> job_probe;
 };
 
 // One check: its name, whether it is about the node (run on each node by --all-nodes) and its code.

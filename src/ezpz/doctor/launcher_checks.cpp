@@ -67,15 +67,14 @@ std::string mpi_library_of(const DoctorInputs& inputs, const std::string& progra
     return {};
   }
   for (const auto& line : split(result.out, '\n')) {
-    for (const auto& library : k_libraries) {
-      if (!compile_regex(library.soname_pattern, {}, library.name).search(line)) continue;
-      *line_found = trim(line);
-      if (line.find("not found") != std::string::npos) {
-        *problem = program + " needs " + *line_found + ": the loader cannot find its MPI library";
-        return {};
-      }
-      return library.name;
+    std::string family = mpi_library_family(line);
+    if (family.empty()) continue;
+    *line_found = trim(line);
+    if (line.find("not found") != std::string::npos) {
+      *problem = program + " needs " + *line_found + ": the loader cannot find its MPI library";
+      return {};
     }
+    return family;
   }
   return {};
 }
@@ -98,6 +97,13 @@ std::string yeet_helper_remedy(const LauncherFamily* launcher) {
 }
 
 }  // namespace
+
+std::string mpi_library_family(const std::string& ldd_line) {
+  for (const auto& library : k_libraries) {
+    if (compile_regex(library.soname_pattern, {}, library.name).search(ldd_line)) return library.name;
+  }
+  return {};
+}
 
 std::vector<Finding> check_launcher(const DoctorInputs& inputs) {
   const char* name = "launcher";
