@@ -10,7 +10,12 @@
 #     host outside the allocation is ignored and logged;
 #  3. a failure with no evidence (every rank exits 1, as with a full disk) is retried on the same nodes
 #     and stops with "no-progress"; no node is evicted;
-#  4. with too little time left in the allocation no new attempt starts ("no-time").
+#  4. with too little time left in the allocation no new attempt starts ("no-time");
+#  5. with Frontier's and Perlmutter's srun pattern: the node where a rank is SIGKILLed ("srun: error:
+#     NODE: task N: Killed") is swapped, not the node whose rank srun stopped;
+#  6. a rank that fails by itself while the others ignore SIGTERM: srun reports every node's tasks
+#     "Killed" (slurmstepd kills them after KillWait), which proves nothing about one node: no swap;
+#  7. a rank that dies of "MemoryError: std::bad_alloc": no node is evicted, the same nodes run again.
 #   failover_test.sh CLUSTER_DIR EZPZ
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
@@ -138,7 +143,8 @@ in_allocation() {
     echo 'echo "launch exit $?"'
   } >"$workdir/$name.sh"
   local id
-  id=$(sbatch --parsable -N 3 --no-kill -o "$workdir/$name.out" "$workdir/$name.sh") || return 1
+  # --exclusive: every CPU of the nodes, for a launch with more than one rank per node.
+  id=$(sbatch --parsable -N 3 --exclusive --no-kill -o "$workdir/$name.out" "$workdir/$name.sh") || return 1
   wait_job_done "$id" 120
 }
 
@@ -186,4 +192,72 @@ check "a launch near the allocation's end ran" in_allocation notime 'export EZPZ
 out=$workdir/notime.out
 check "one attempt only: $(grep -c "ezpz launch: srun" "$out")" test "$(grep -c "ezpz launch: srun" "$out")" = 1
 check "stopped with no-time: $(grep 'stop (' "$out")" grep -q "attempt 1: stop (no-time): not enough time left" "$out"
+
+# 5-7: srun's own lines, with the failure patterns of Frontier and Perlmutter (the same srun pattern).
+{
+  echo "extends: slurm"
+  echo "description: Slurm test cluster with Frontier's failure patterns"
+  sed -n '/^failover:/,/^[a-z]/p' "$here/../../systems/frontier.yaml" | sed '$d'
+} >"$workdir/systems/slurm-srun-logs.yaml"
+check "the test profile carries the srun pattern" grep -q 'name: srun-tasks-killed' "$workdir/systems/slurm-srun-logs.yaml"
+
+# 5. Every rank on the allocation's second node is SIGKILLed while it is in the step.
+cat >"$workdir/killed_rank.sh" <<'SH'
+#!/bin/bash
+second=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 2p)
+if [[ $SLURMD_NODENAME == "$second" ]]; then
+  kill -9 $$
+fi
+if scontrol show hostnames "$SLURM_STEP_NODELIST" | grep -qx "$second"; then
+  sleep 30
+  exit 0
+fi
+echo "rank $RANK on $SLURMD_NODENAME ok"
+SH
+chmod +x "$workdir/killed_rank.sh"
+check "a launch whose second node's rank is killed ran" \
+  in_allocation killed "export EZPZ_SYSTEM=slurm-srun-logs" "--retries 0 --startup 1s" -- "$workdir/killed_rank.sh"
+out=$workdir/killed.out
+killed=$(sed -n 's/^srun: error: \([^:]*\): tasks\{0,1\} [0-9,-]*: Killed$/\1/p' "$out" | head -n 1)
+check "srun said which node's task was killed ($killed): $(grep '^srun: error' "$out" | tr '\n' '|')" test -n "$killed"
+check "that node was swapped on the pattern: $(grep ': swap ' "$out")" \
+  grep -q "ezpz launch: failover: attempt 1: swap $killed for [^ ]*: pattern: srun-tasks-killed: srun: error: $killed: task" "$out"
+check "... only that one" test "$(grep -c ': swap ' "$out")" = 1
+check "the second attempt ran without $killed and the launch exited 0" \
+  test "$(grep -c '^rank [01] on .* ok$' "$out") $(grep -c "^rank [01] on $killed ok$" "$out") $(grep 'launch exit' "$out")" = \
+  "2 0 launch exit 0"
+
+# 6. Rank 0 fails in the first attempt; the others ignore SIGTERM, so slurmstepd kills them after
+# KillWait and every node's tasks read "Killed". The second attempt (the marker exists) succeeds.
+cat >"$workdir/teardown_rank.sh" <<SH
+#!/bin/bash
+trap '' TERM
+if [[ -e $workdir/teardown.mark ]]; then echo "rank \$RANK ok"; exit 0; fi
+if [[ \$RANK == 0 ]]; then sleep 2; touch $workdir/teardown.mark; exit 1; fi
+sleep 60
+SH
+chmod +x "$workdir/teardown_rank.sh"
+check "a launch whose ranks outlive SIGTERM ran" \
+  in_allocation teardown "export EZPZ_SYSTEM=slurm-srun-logs" \
+  "--ranks-per-node 2 --retries 1 --retry-delay 0 --startup 1s" -- "$workdir/teardown_rank.sh"
+out=$workdir/teardown.out
+check "srun reported every node's tasks killed: $(grep -c ': Killed$' "$out") lines" \
+  test "$(grep -E '^srun: error: .*: Killed$' "$out" | cut -d: -f3 | sort -u | wc -l)" = 2
+check "... which names every active node and proves nothing: $(grep 'names every active node' "$out")" \
+  grep -q "attempt 1: the output names every active node" "$out"
+check "... both are suspects, none is swapped" \
+  test "$(grep -c 'attempt 1: suspect ' "$out") $(grep -c ': swap ' "$out")" = "2 0"
+check "... and the same nodes ran again: $(grep 'attempt 1: retry' "$out")" \
+  grep -q "attempt 1: retry: nothing proves a node bad: running again on the same nodes" "$out"
+
+# 7. A rank dies of std::bad_alloc (saforem2/ezpz#243): a rank failure, not a node's.
+check "a launch with a bad_alloc ran" in_allocation badalloc "export EZPZ_SYSTEM=slurm-srun-logs" \
+  "--retries 1 --retry-delay 0 --startup 30s" -- \
+  bash -c 'if [[ $RANK == 1 ]]; then echo "[rank1]: MemoryError: std::bad_alloc" >&2; exit 1; fi; sleep 30'
+out=$workdir/badalloc.out
+check "srun reported the rank's exit, not a killed node: $(grep '^srun: error' "$out" | head -n 2 | tr '\n' '|')" \
+  grep -q "^srun: error: .*: task 1: Exited with exit code 1$" "$out"
+check "... no node swapped" test -z "$(grep -E ': swap |drop spare' "$out")"
+check "... retried on the same nodes, then stopped with no-progress: $(grep 'stop (' "$out")" \
+  test "$(grep -c 'attempt 1: retry: nothing proves a node bad' "$out") $(grep -c 'attempt 2: stop (no-progress)' "$out")" = "1 1"
 finish

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <deque>
 #include <map>
+#include <set>
 
 #include "ezpz/runtime/output_evidence.hpp"
 #include "ezpz/util/error.hpp"
@@ -131,7 +132,7 @@ class Loop {
           return found;
         },
         bad);
-    for (const auto& evidence : output.evidence()) bad.emplace(evidence.host, evidence);
+    take_output(output.evidence(), bad);
     for (const auto& suspect : output.suspects()) about("suspect", suspect.host, suspect);
     for (const auto& ignored : output.ignored()) say("ignore", ignored);
     if (m_hooks.probe) {
@@ -184,6 +185,28 @@ class Loop {
   std::deque<std::string> spares;
 
  private:
+  // What the output's patterns prove. Lines that name every active node prove nothing about one: a
+  // failure everywhere, or the launcher's teardown after one rank failed (srun reports every node's
+  // tasks "Killed" when they outlive SIGTERM and slurmstepd kills them after KillWait; seen on the
+  // test cluster). Then each named node is only a suspect, probed like the others, as the health
+  // probe treats a launch where no node answers.
+  void take_output(const std::vector<Evidence>& found, std::map<std::string, Evidence>& bad) {
+    std::set<std::string> named;
+    for (const auto& evidence : found) named.insert(evidence.host);
+    bool everyone = !found.empty() && std::all_of(active.begin(), active.end(),
+                                                  [&](const std::string& host) { return named.count(host) > 0; });
+    if (!everyone) {
+      for (const auto& evidence : found) bad.emplace(evidence.host, evidence);
+      return;
+    }
+    say("note", "the output names every active node (" + compress_hostlist(active) +
+                    "): what blames all of them proves nothing about one (a failure everywhere, or the "
+                    "launcher stopping the other ranks); they are suspects only");
+    for (const auto& evidence : found) {
+      if (!bad.count(evidence.host)) about("suspect", evidence.host, evidence);
+    }
+  }
+
   template <class Ask>
   void ask(const std::string& source, Ask&& query, std::map<std::string, Evidence>& bad) {
     std::string note;
@@ -224,6 +247,13 @@ FailoverResult run_failover(const std::vector<std::string>& hosts, NodeNames& na
                         (loop.spares.empty() ? std::string("none")
                                              : compress_hostlist({loop.spares.begin(), loop.spares.end()})) +
                         ")");
+  if (failover.patterns.empty()) {
+    // Said once, so that "nothing matched" is never mistaken for "nothing could match" (the Python
+    // ezpz's Polaris failover was blind for months that way: saforem2/ezpz#229).
+    loop.say("note",
+             "the system's profile has no failover.patterns: no line of the output can prove a node bad, only "
+             "the scheduler and the health probe can (docs/failover.md, \"Adding a pattern to a profile\")");
+  }
   long retries_used = 0;
   long without_progress = 0;
   for (;; ++loop.attempt) {

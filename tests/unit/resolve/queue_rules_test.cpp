@@ -127,6 +127,30 @@ TEST(QueueRules, AuroraEnvironmentFollowsNodesAndRanksPerNode) {
   EXPECT_EQ(value_of(env.for_job(2, 12), "ZE_FLAT_DEVICE_HIERARCHY"), "FLAT");
 }
 
+TEST(QueueRules, PerlmutterSetsTheNcclNetworkVariablesOnlyForMoreThanOneNode) {
+  // HPE shs-ccl-docs ccl_env.sh (2026-03-24): "Do not set NCCL_NET on single-node Slurm runs".
+  std::string spec = "system: perlmutter\naccount: m1_g\nrun: [x]\n";
+  const std::vector<std::string> network = {"NCCL_NET",
+                                            "NCCL_CROSS_NIC",
+                                            "NCCL_SOCKET_IFNAME",
+                                            "NCCL_NET_GDR_LEVEL",
+                                            "FI_CXI_DISABLE_HOST_REGISTER",
+                                            "FI_CXI_RDZV_GET_MIN",
+                                            "FI_CXI_SAFE_DEVMEM_COPY_THRESHOLD"};
+  ResolvedJob one = test::resolve_layers({spec, {}, {}, ""});
+  ResolvedJob two = test::resolve_layers({spec, {}, {"nodes=2"}, ""});
+  for (const auto& name : network) {
+    EXPECT_EQ(env_value(one, name), "") << name;
+    EXPECT_NE(env_value(two, name), "") << name;
+  }
+  EXPECT_EQ(env_value(two, "NCCL_NET"), "AWS Libfabric");
+  EXPECT_EQ(env_value(two, "NCCL_NET_GDR_LEVEL"), "PHB");
+  EXPECT_EQ(env_value(two, "FI_CXI_DISABLE_HOST_REGISTER"), "1");
+  // GPU-aware Cray MPICH without the GTL library kills every rank: off on one node and on many.
+  EXPECT_EQ(env_value(one, "MPICH_GPU_SUPPORT_ENABLED"), "0");
+  EXPECT_EQ(env_value(two, "MPICH_GPU_SUPPORT_ENABLED"), "0");
+}
+
 TEST(QueueRules, GeneratedAuroraListsLeaveServiceCoresFree) {
   ResolvedJob job =
       test::resolve_layers({"system: aurora\naccount: A\nrun: [x]\nqueue: debug\nranks_per_node: 4\n", {}, {}, ""});

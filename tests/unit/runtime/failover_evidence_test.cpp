@@ -146,6 +146,84 @@ TEST(OutputEvidence, ABadPatternIsReportedWhereItIsWritten) {
   EXPECT_THROW(OutputEvidence(failover, names, ""), UserError);
 }
 
+// srun's lines when a step's tasks end, in the shapes real logs have them: Perlmutter's from the Python
+// ezpz's node-kill experiment (saforem2/ezpz#238, 2026-08-24: the killed node's tasks "Killed", the
+// innocent node's "Terminated"), Frontier's "task 0: Aborted" from OLCF's user guide (2026-07-22), the
+// singular "task N" and the exit-code line from Slurm 22.05 on the test cluster
+// (tests/slurm/failover_test.sh makes them).
+TEST(OutputEvidence, TheShippedSlurmPatternsNameTheNodeWhoseTasksWereKilledNotTheTerminatedOnes) {
+  for (const std::string system : {"perlmutter", "frontier"}) {
+    SCOPED_TRACE(system);
+    std::string a = system == "perlmutter" ? "nid001320" : "frontier01320";
+    std::string b = system == "perlmutter" ? "nid001321" : "frontier01321";
+    std::string c = system == "perlmutter" ? "nid001322" : "frontier01322";
+    std::vector<std::string> hosts = {a, b, c};
+    Failover failover = test::builtin_catalog().system(system).failover;
+    ASSERT_FALSE(failover.patterns.empty());
+    NodeNames names(hosts, failover);
+    OutputEvidence output(failover, names, "");
+    output.feed("srun: error: " + b + ": tasks 4-7: Killed\n");
+    output.feed("srun: error: " + a + ": tasks 0-3: Terminated\n");
+    output.feed("srun: error: " + a + ": task 3: Exited with exit code 1\n");
+    output.feed("srun: error: " + c + ": task 9: Out Of Memory\n");  // the rank's memory, not the node
+    output.feed("srun: error: " + c + ": task 8: Aborted\n");        // OLCF's Frontier user guide: a program's abort
+    output.feed("srun: error: nid009999: task 2: Killed\n");         // not in this allocation
+    output.finish();
+    ASSERT_EQ(output.evidence().size(), 1u);
+    EXPECT_EQ(output.evidence()[0].host, b);
+    EXPECT_EQ(output.evidence()[0].detail, "srun-tasks-killed: srun: error: " + b + ": tasks 4-7: Killed");
+    ASSERT_EQ(output.ignored().size(), 1u);
+    EXPECT_NE(output.ignored()[0].find("names 'nid009999', not a host"), std::string::npos) << output.ignored()[0];
+    // One task, and a list of ranges: the same verdict.
+    output.reset();
+    output.feed("srun: error: " + c + ": task 2: Killed\nsrun: error: " + a + ": tasks 0,2-3: Killed\n");
+    output.finish();
+    ASSERT_EQ(output.evidence().size(), 2u);
+    EXPECT_EQ(output.evidence()[0].host, c);
+    EXPECT_EQ(output.evidence()[1].host, a);
+  }
+}
+
+// A rank that fails by itself (saforem2/ezpz#243, 2026-09-06: "[rank5141]: MemoryError: std::bad_alloc"
+// and exit 143 on Aurora) is no verdict on its node, whatever the launcher adds around it: no proving
+// pattern of any shipped profile may name a node for these lines. Each line is tried with the host
+// forms of the sites (a launcher's label in front).
+TEST(OutputEvidence, NoShippedPatternBlamesANodeForARankThatFailedByItself) {
+  const std::vector<std::string> hosts = {"nid001320", "frontier01320", "x4102c5s2b0n0.hsn.cm.aurora.alcf.anl.gov",
+                                          "x3006c0s19b1n0.hsn.cm.polaris.alcf.anl.gov", "n1"};
+  const std::vector<std::string> lines = {
+      "[rank5141]: MemoryError: std::bad_alloc",
+      "MemoryError: std::bad_alloc",
+      "terminate called after throwing an instance of 'std::bad_alloc'",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+      "srun: error: {host}: tasks 0-3: Terminated",
+      "srun: error: {host}: task 3: Exited with exit code 1",
+      "srun: error: {host}: task 3: Out Of Memory",
+      "srun: error: {host}: task 0: Aborted",
+      "{host}: rank 5141 exited with code 1",
+      "{host}: rank 1304 died from signal 15",
+      "{host}: [rank5141]: MemoryError: std::bad_alloc",
+      "{host}: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+      "{host}: RuntimeError: CUDA error: out of memory",
+  };
+  for (const auto& system : test::builtin_catalog().system_names()) {
+    const Failover& failover = test::builtin_catalog().system(system).failover;
+    NodeNames names(hosts, failover);
+    OutputEvidence output(failover, names, "");
+    for (const auto& line : lines) {
+      for (const auto& host : hosts) {
+        std::string text = line;
+        if (auto at = text.find("{host}"); at != std::string::npos) text.replace(at, 6, host);
+        output.feed(text + "\n");
+      }
+    }
+    output.finish();
+    for (const auto& evidence : output.evidence()) {
+      ADD_FAILURE() << "systems/" << system << ".yaml blames " << evidence.host << ": " << evidence.detail;
+    }
+  }
+}
+
 TEST(ProbeEvidence, ANodeThatDoesNotAnswerWhileOthersDoIsBad) {
   std::vector<std::string> hosts = {"n1", "n2", "n3"};
   NodeNames names(hosts, {});

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "../test_support.hpp"
 #include "ezpz/util/exit_codes.hpp"
 
 namespace ezpz::core {
@@ -160,6 +161,94 @@ TEST(Failover, Exit143IsAFailureLikeAnyOtherNotTheWalltime) {
   world.steps = {{143, "", 100, {{"n3", "scheduler", "state DOWN*"}}, {}}, {0, "", 1, {}, {}}};
   EXPECT_EQ(run(world, policy(1), static_cast<long>(world.clock) + 100000).reason, "success");
   EXPECT_EQ(world.ran.size(), 2u);
+}
+
+// srun's lines, as the test cluster's Slurm 22.05 prints them (tests/slurm/failover_test.sh).
+Failover frontier_failover() {
+  return test::builtin_catalog().system("frontier").failover;
+}
+
+TEST(Failover, TheNodeWhoseTasksSrunReportsKilledIsSwappedNotTheTerminatedOnes) {
+  // saforem2/ezpz#238 (Perlmutter, 2026-08-24): one node's tasks killed, srun stops the others.
+  World world;
+  world.steps = {{143,
+                  "step 10\nsrun: error: n2: tasks 2-3: Killed\nsrun: error: n1: tasks 0-1: Terminated\n"
+                  "srun: error: n3: tasks 4-5: Terminated\n",
+                  100,
+                  {},
+                  {}},
+                 {0, "", 1, {}, {}}};
+  FailoverResult result = run(world, policy(1), std::nullopt, frontier_failover());
+  EXPECT_EQ(result.reason, "success");
+  EXPECT_EQ(world.actions(), (std::vector<std::string>{"ended", "swap", "stop:success"}));
+  EXPECT_EQ(world.first("swap").node, "n2");
+  EXPECT_EQ(world.first("swap").evidence, "srun-tasks-killed: srun: error: n2: tasks 2-3: Killed");
+  EXPECT_EQ(world.ran[1], (std::vector<std::string>{"n1", "n4", "n3"}));
+}
+
+TEST(Failover, WhatNamesEveryActiveNodeProvesNothingAboutOne) {
+  // One rank fails; the others do not stop on SIGTERM (a program that handles it), so slurmstepd kills
+  // every remaining task after KillWait and srun reports each node's tasks "Killed" (seen on the test
+  // cluster): a rank failure, not three bad nodes.
+  World world;
+  world.steps = {{137,
+                  "srun: error: n2: task 3: Exited with exit code 1\nsrun: error: n2: task 2: Killed\n"
+                  "srun: error: n1: tasks 0-1: Killed\nsrun: error: n3: tasks 4-5: Killed\n",
+                  100,
+                  {},
+                  {}},
+                 {0, "", 1, {}, {}}};
+  FailoverResult result = run(world, policy(1), std::nullopt, frontier_failover());
+  EXPECT_EQ(result.reason, "success");
+  EXPECT_EQ(world.ran[1], world.ran[0]);
+  EXPECT_EQ(world.actions(),
+            (std::vector<std::string>{"ended", "suspect", "suspect", "suspect", "retry", "stop:success"}));
+  bool said = false;
+  for (const auto& d : world.decisions) {
+    said = said || (d.action == "note" && d.evidence.find("names every active node (n[1-3])") != std::string::npos);
+  }
+  EXPECT_TRUE(said);
+  ASSERT_EQ(world.probed.size(), 1u);  // the suspects are probed like any node
+  EXPECT_EQ(world.probed[0], (std::vector<std::string>{"n1", "n2", "n3", "n4"}));
+}
+
+TEST(Failover, ARankThatDiesOfBadAllocWith143IsRetriedOnTheSameNodesNotTheWalltime) {
+  // saforem2/ezpz#243 (Aurora, 2026-09-06) read exit 143 after "MemoryError: std::bad_alloc" as the
+  // walltime and stopped with 10 spares and 11 h left; its fix turned it into a node verdict (a blind
+  // swap). Here it is a rank failure: no node is evicted, the same nodes run again, and only the
+  // allocation's end time could stop the loop for time.
+  World world;
+  world.steps = {{143,
+                  "[rank3]: MemoryError: std::bad_alloc\nsrun: error: n2: task 3: Exited with exit code 1\n"
+                  "srun: error: n2: task 2: Terminated\nsrun: error: n1: tasks 0-1: Terminated\n",
+                  100,
+                  {},
+                  {}},
+                 {0, "", 1, {}, {}}};
+  FailoverResult result = run(world, policy(1), static_cast<long>(world.clock) + 12 * 3600, frontier_failover());
+  EXPECT_EQ(result.reason, "success");
+  EXPECT_EQ(world.actions(), (std::vector<std::string>{"ended", "retry", "stop:success"}));
+  EXPECT_EQ(world.ran[1], world.ran[0]);
+  EXPECT_EQ(world.first("ended").code, 143);
+}
+
+TEST(Failover, ASystemWithoutPatternsSaysSoOncePerLaunch) {
+  // saforem2/ezpz#229 (Polaris, 2026-08-23): no patterns and a clean log looked alike for months.
+  World world;
+  world.steps = {{1, "", 100, {}, {}}, {1, "", 100, {}, {}}, {0, "", 1, {}, {}}};
+  EXPECT_EQ(run(world, policy(1)).reason, "success");
+  std::vector<const FailoverDecision*> said;
+  for (const auto& d : world.decisions) {
+    if (d.evidence.find("no failover.patterns") != std::string::npos) said.push_back(&d);
+  }
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0]->action, "note");
+  EXPECT_EQ(said[0]->attempt, 1);
+  EXPECT_EQ(said[0], &world.decisions[1]);  // right after the start
+  World with;
+  with.steps = {{1, "", 100, {}, {}}, {0, "", 1, {}, {}}};
+  EXPECT_EQ(run(with, policy(1), std::nullopt, frontier_failover()).reason, "success");
+  for (const auto& d : with.decisions) EXPECT_EQ(d.evidence.find("no failover.patterns"), std::string::npos);
 }
 
 TEST(Failover, StopsWhenMoreNodesAreBadThanSparesAreHealthy) {
