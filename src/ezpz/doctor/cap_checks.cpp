@@ -48,6 +48,16 @@ std::string counted_text(const CapCount& counted) {
   return std::to_string(counted.count) + " job(s) of " + whose + " counted" + where;
 }
 
+// Why the job list failed: the last line of stderr ("Connection refused", then "qstat: cannot connect
+// to server ezpz-pbs (errno=15010)"), else the first of stdout. A failing qstat -F json still prints
+// its JSON header on stdout (OpenPBS 23.06, seen in tests/pbs with the server stopped).
+std::string reason(const ProcessResult& result) {
+  std::vector<std::string> lines = split(trim(result.err), '\n');
+  if (lines.empty() || trim(lines.back()).empty()) return first_line(result);
+  std::string line = trim(lines.back());
+  return printable(line.size() > 160 ? line.substr(0, 160) + "…" : line);
+}
+
 Finding cap_finding(const CapCount& counted) {
   std::string text =
       "queue '" + counted.queue + "': " + counted_text(counted) + ", against its cap of " + counted.cap.describe();
@@ -81,9 +91,9 @@ std::vector<Finding> check_caps(const DoctorInputs& inputs) {
   ProcessResult result = inputs.runner->run(query.command);
   if (result.exit_code != 0 || result.timed_out) {
     std::string why = result.exit_code == 127 ? query.command[0] + " is not on PATH"
-                      : result.timed_out      ? command + " did not answer in time"
-                                              : command + " failed (exit code " + std::to_string(result.exit_code) +
-                                               "): " + first_line(result);
+                      : result.timed_out
+                          ? command + " did not answer in time"
+                          : command + " failed (exit code " + std::to_string(result.exit_code) + "): " + reason(result);
     return {warn_finding(k_check, "cannot count jobs against the caps of " + join(queues, ", ") + ": " + why,
                          "see the scheduler check; the caps still hold further jobs (ezpz validate lists them)")};
   }

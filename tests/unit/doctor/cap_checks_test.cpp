@@ -104,9 +104,12 @@ TEST_F(CapsCheck, AListThatCannotBeAskedOrReadIsAWarningAndAQueueWithoutCapsNoLi
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].finding.find("cannot read the answer of qstat -f -F json -t (pbs-json)"), std::string::npos)
       << found[0].finding;
-  runner.answers.push_back({2, "", "qstat: cannot connect to server"});
+  // OpenPBS 23.06 with its server stopped (tests/pbs): the JSON header on stdout, the reason on stderr.
+  runner.answers.push_back({255, "{\n\t\"timestamp\":\t1795951517,\n\t\"pbs_version\":\t\"23.06.06\",\n}\n",
+                            "Connection refused\nqstat: cannot connect to server ezpz-pbs (errno=15010)\n"});
   found = check_caps(inputs);
-  EXPECT_NE(found[0].finding.find("failed (exit code 2): qstat: cannot connect to server"), std::string::npos)
+  EXPECT_NE(found[0].finding.find("failed (exit code 255): qstat: cannot connect to server ezpz-pbs (errno=15010)"),
+            std::string::npos)
       << found[0].finding;
 
   with_spec("account: P\nqueue: debug\nfilesystems: [home]\n");  // Polaris debug: no cap

@@ -154,66 +154,120 @@ TEST(QueueCaps, TheShippedProfilesStateTheSitesCaps) {
   }
 }
 
-// Recorded from the suite's OpenPBS 23.06 (tests/pbs): `qstat -f -F json -t` as the test user, with a
-// held job in prod, a running one in debug and a held array of two subjobs; most attributes cut.
+// Recorded from the suite's OpenPBS 23.06.06 (tests/pbs) on 2026-11-29: `qstat -f -F json -t` as the
+// test user, with a held job in prod charged to MyProject, a running one in debug without -A, and a
+// held array of two subjobs in prod (qsub -h -J 1-2: the parent is H, its subjobs Q); the attributes
+// ezpz does not read are cut but for a few (Resource_List: an object it skips).
 const char* k_qstat = R"({
-    "timestamp":1764415030,
-    "pbs_version":"23.06.06",
-    "pbs_server":"ezpz-pbs",
-    "Jobs":{
-        "101.ezpz-pbs":{
-            "Job_Name":"held",
-            "Job_Owner":"ezpzpbs@ezpz-pbs",
-            "job_state":"H",
-            "queue":"prod",
-            "Account_Name":"MyProject"
-        },
-        "102.ezpz-pbs":{
-            "Job_Name":"STDIN",
-            "Job_Owner":"ezpzpbs@ezpz-pbs",
-            "job_state":"R",
-            "queue":"debug"
-        },
-        "103[].ezpz-pbs":{
-            "Job_Name":"arr",
-            "Job_Owner":"ezpzpbs@ezpz-pbs",
-            "job_state":"H",
-            "queue":"prod",
-            "Account_Name":"MyProject",
-            "array":"True"
-        },
-        "103[1].ezpz-pbs":{
-            "Job_Name":"arr",
-            "Job_Owner":"ezpzpbs@ezpz-pbs",
-            "job_state":"H",
-            "queue":"prod",
-            "Account_Name":"MyProject",
-            "array_id":"103[].ezpz-pbs"
-        },
-        "103[2].ezpz-pbs":{
-            "Job_Name":"arr",
-            "Job_Owner":"ezpzpbs@ezpz-pbs",
-            "job_state":"H",
-            "queue":"prod",
-            "Account_Name":"MyProject",
-            "array_id":"103[].ezpz-pbs"
-        }
-    }
+ "timestamp": 1795951302,
+ "pbs_version": "23.06.06",
+ "pbs_server": "ezpz-pbs",
+ "Jobs": {
+  "262.ezpz-pbs": {
+   "Job_Name": "held",
+   "Job_Owner": "ezpzpbs@ezpz-pbs",
+   "job_state": "H",
+   "queue": "prod",
+   "server": "ezpz-pbs",
+   "Account_Name": "MyProject",
+   "ctime": "Sun Nov 29 11:21:34 2026",
+   "Resource_List": {
+    "ncpus": 10,
+    "nodect": 10,
+    "place": "free",
+    "select": 10,
+    "walltime": "00:30:00"
+   },
+   "substate": 20
+  },
+  "263.ezpz-pbs": {
+   "Job_Name": "STDIN",
+   "Job_Owner": "ezpzpbs@ezpz-pbs",
+   "job_state": "R",
+   "queue": "debug",
+   "server": "ezpz-pbs",
+   "ctime": "Sun Nov 29 11:21:34 2026",
+   "Resource_List": {
+    "ncpus": 1,
+    "nodect": 1,
+    "place": "free",
+    "select": 1,
+    "walltime": "00:05:00"
+   },
+   "substate": 42
+  },
+  "264[].ezpz-pbs": {
+   "Job_Name": "arr",
+   "Job_Owner": "ezpzpbs@ezpz-pbs",
+   "job_state": "H",
+   "queue": "prod",
+   "server": "ezpz-pbs",
+   "Account_Name": "MyProject",
+   "ctime": "Sun Nov 29 11:21:34 2026",
+   "Resource_List": {
+    "ncpus": 10,
+    "nodect": 10,
+    "place": "free",
+    "select": 10,
+    "walltime": "00:30:00"
+   },
+   "substate": 20,
+   "array": "True",
+   "array_indices_submitted": "1-2"
+  },
+  "264[1].ezpz-pbs": {
+   "Job_Name": "arr",
+   "Job_Owner": "ezpzpbs@ezpz-pbs",
+   "job_state": "Q",
+   "queue": "prod",
+   "server": "ezpz-pbs",
+   "Account_Name": "MyProject",
+   "ctime": "Sun Nov 29 11:21:34 2026",
+   "Resource_List": {
+    "ncpus": 10,
+    "nodect": 10,
+    "place": "free",
+    "select": 10,
+    "walltime": "00:30:00"
+   },
+   "substate": 10
+  },
+  "264[2].ezpz-pbs": {
+   "Job_Name": "arr",
+   "Job_Owner": "ezpzpbs@ezpz-pbs",
+   "job_state": "Q",
+   "queue": "prod",
+   "server": "ezpz-pbs",
+   "Account_Name": "MyProject",
+   "ctime": "Sun Nov 29 11:21:34 2026",
+   "Resource_List": {
+    "ncpus": 10,
+    "nodect": 10,
+    "place": "free",
+    "select": 10,
+    "walltime": "00:30:00"
+   },
+   "substate": 10
+  }
+ }
 })";
 
 TEST(JobList, PbsJsonGivesOwnerAccountQueueAndStateAndCountsSubjobsNotTheirArray) {
   JobList list = parse_job_list("pbs-json", scheduler("pbs"), k_qstat);
   ASSERT_TRUE(list);
   ASSERT_EQ(list->size(), 4u);
-  EXPECT_EQ((*list)[0].job_id, "101.ezpz-pbs");
+  EXPECT_EQ((*list)[0].job_id, "262.ezpz-pbs");
   EXPECT_EQ((*list)[0].user, "ezpzpbs");
   EXPECT_EQ((*list)[0].account, "MyProject");
   EXPECT_EQ((*list)[0].queue, "prod");
   EXPECT_EQ((*list)[0].state, JobState::held);
   EXPECT_EQ((*list)[1].account, "") << "no -A: no Account_Name";
+  EXPECT_EQ((*list)[1].queue, "debug");
   EXPECT_EQ((*list)[1].state, JobState::running);
-  EXPECT_EQ((*list)[2].job_id, "103[1].ezpz-pbs");
-  EXPECT_EQ((*list)[3].job_id, "103[2].ezpz-pbs");
+  EXPECT_EQ((*list)[2].job_id, "264[1].ezpz-pbs");
+  EXPECT_EQ((*list)[2].state, JobState::queued);
+  EXPECT_EQ((*list)[3].job_id, "264[2].ezpz-pbs");
+  EXPECT_EQ((*list)[3].account, "MyProject");
 
   // Without -t an array is its parent alone, and counts once.
   std::string parent_only = R"({"Jobs":{"103[].ezpz-pbs":{"Job_Owner":"u@h","job_state":"Q","queue":"prod"}}})";
@@ -231,23 +285,26 @@ TEST(JobList, PbsJsonGivesOwnerAccountQueueAndStateAndCountsSubjobsNotTheirArray
   EXPECT_FALSE(parse_job_list("no-such-format", scheduler("pbs"), k_qstat));
 }
 
-// Recorded from the suite's Slurm 22.05 (tests/slurm): squeue --noheader --all --array
-// --format="%i %u %a %P %T" with a running 2-node job, a held job and a pending array of two tasks.
+// Recorded from the suite's Slurm 22.05 (tests/slurm) on 2026-11-29: squeue --noheader --all --array
+// --format="%i %u %a %P %T" with a running 2-node job, a held one (PENDING, reason JobHeldUser) and an
+// array of two 3-node tasks, one running and one pending, all submitted by root without an account.
 const char* k_squeue =
-    "12_1 root (null) debug PENDING\n"
-    "12_2 root (null) debug PENDING\n"
-    "11 root (null) debug PENDING\n"
-    "10 root (null) debug RUNNING\n";
+    "45952191_2 root (null) debug PENDING\n"
+    "45952190 root (null) debug PENDING\n"
+    "45952189 root (null) debug RUNNING\n"
+    "45952191_1 root (null) debug RUNNING\n";
 
 TEST(JobList, ColumnsAreReadByTheirNamesAndSlurmsNullAccountIsNone) {
   JobList list = parse_job_list("columns", scheduler("slurm"), k_squeue);
   ASSERT_TRUE(list);
   ASSERT_EQ(list->size(), 4u);
-  EXPECT_EQ((*list)[0].job_id, "12_1");
+  EXPECT_EQ((*list)[0].job_id, "45952191_2");
   EXPECT_EQ((*list)[0].user, "root");
   EXPECT_EQ((*list)[0].account, "");
   EXPECT_EQ((*list)[0].queue, "debug");
   EXPECT_EQ((*list)[0].state, JobState::queued);
+  EXPECT_EQ((*list)[1].state, JobState::queued) << "a held job is PENDING in %T: counted as queued";
+  EXPECT_EQ((*list)[3].job_id, "45952191_1");
   EXPECT_EQ((*list)[3].state, JobState::running);
   list = parse_job_list("columns", scheduler("slurm"), "7 me proj batch RUNNING\n");
   ASSERT_TRUE(list);
