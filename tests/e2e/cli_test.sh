@@ -82,6 +82,7 @@ check "a by-request queue is a warning" grep -q "^ezpz: --set queue=visualizatio
 check "the ok line follows a warning" grep -q ': ok: aurora, 2 node(s) x 12 rank(s)' "$workdir/out"
 check "validate warns about caps" bash -c "'$ezpz' validate '$workdir/job.yaml' --system polaris --set queue=preemptable 2>&1 >/dev/null | grep -q 'warning: queue .preemptable. limits jobs: at most 20 job(s) per project'"
 check "systems show lists caps" bash -c "'$ezpz' systems show aurora | grep -qx '    cap: at most 1 job(s) per user (running, accruing or queued)'"
+check "systems show lists a routing queue's execution queues and its caps" bash -c "'$ezpz' systems show polaris | grep -A3 '^  prod ' | grep -qx '    routes to: small, medium, large, backfill-small, backfill-medium, backfill-large' && '$ezpz' systems show aurora | grep -A3 '^  prod ' | grep -qx '    cap: at most 100 job(s) queued (not accruing) per project'"
 check "systems show lists by-request queues" bash -c "'$ezpz' systems show polaris | grep -A1 '^  demand ' | grep -qx '    by request only'"
 check "systems show gives the minimum walltime" bash -c "'$ezpz' systems show aurora | grep -E '^  debug +nodes 1-2 +walltime 01:00:00 \\(min 00:05:00\\)' >/dev/null"
 check "resolve --json is JSON" bash -c "'$ezpz' resolve '$workdir/job.yaml' --system aurora --json | python3 -m json.tool >/dev/null"

@@ -188,6 +188,50 @@ done
 echo "$variants renders checked on the server"
 check "variants were submitted and checked ($variants)" test "$variants" -ge 20
 
+# ezpz doctor counts these held jobs against Polaris' caps (doctor/cap_checks.cpp) as the server lists
+# them: the test user's in each queue with a per-user cap, project MyProject's in those with a
+# per-project cap. The expected counts are read here from the server's own qstat, not from ezpz.
+as_user "$ezpz" doctor --system polaris --json >"$workdir/doctor.json" 2>"$workdir/err" </dev/null
+as_user qstat -f -F json -t >"$workdir/all.json" 2>"$workdir/err" </dev/null
+caps_problems=$("$python" - "$workdir/doctor.json" "$workdir/all.json" "$EZPZ_PBS_USER" <<'PY'
+import json, sys
+
+report, listed, user = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+jobs = [j for j in listed.get("Jobs", {}).values() if j.get("job_state") in ("Q", "H", "R", "W", "T", "E", "B", "S")]
+findings = [f for f in report["findings"] if f["check"] == "caps"]
+text = "\n".join(f"{f['status']}: {f['finding']}" for f in findings)
+problems = []
+def mine(queue):
+    return sum(1 for j in jobs if j["Job_Owner"].split("@")[0] == user and j["queue"] == queue)
+def project(queue, states):
+    return sum(1 for j in jobs if j.get("Account_Name") == "MyProject" and j["queue"] == queue
+               and j["job_state"] in states)
+def expect(words):
+    if words not in text:
+        problems.append(f"expected '{words}'")
+if not findings:
+    problems.append("no caps finding")
+# Per user: debug-scaling 1 job (any state); capacity 2 queued or running.
+n = mine("debug-scaling")
+expect(f"{n} job(s) of user {user} counted in debug-scaling, against its cap of at most 1 job(s) per user"
+       if n >= 1 else f"debug-scaling: {n} of at most 1 job(s) per user")
+n = mine("capacity")
+expect(f"{n} job(s) of user {user} counted in capacity, against its cap of at most 2 job(s) queued or running per user"
+       if n >= 2 else f"capacity: {n} of at most 2 job(s) queued or running per user ({user})")
+# Per project: prod's queued jobs (here prod is no routing queue, so the held jobs wait in it), and
+# preemptable's 20 in any state.
+n = project("prod", ("Q", "H", "W", "T"))
+expect(f"prod: {n} of at most 100 job(s) queued (not accruing) per project (MyProject)")
+expect("prod: 0 of at most 10 job(s) running or accruing per project (MyProject)")
+n = project("preemptable", ("Q", "H", "W", "T", "R", "E", "B"))
+expect(f"preemptable: {n} of at most 20 job(s) per project (running, accruing or queued) (MyProject)")
+if problems:
+    print("; ".join(problems) + "\n  caps findings:\n  " + text.replace("\n", "\n  "))
+PY
+)
+check "ezpz doctor counts the held jobs against Polaris' caps as qstat lists them${caps_problems:+: $caps_problems}" \
+  test -z "$caps_problems"
+
 if ((${#submitted[@]})); then
   as_user qdel "${submitted[@]}" </dev/null 2>"$workdir/err"
   rc=$?

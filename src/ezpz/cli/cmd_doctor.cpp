@@ -1,5 +1,8 @@
 // `ezpz doctor`: check this machine (and with --all-nodes every node of the allocation) for what makes
 // jobs fail before their first step (doctor/doctor.hpp, docs/doctor.md).
+#include <pwd.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -31,6 +34,16 @@ struct DoctorCommandOptions {
   std::vector<std::string> binaries;
   std::string python = "python3";
 };
+
+// The name of the user this process runs as (whose jobs the caps check counts); "" when the password
+// database does not know the uid.
+std::string user_name() {
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &found) != 0 || found == nullptr) return "";
+  return found->pw_name;
+}
 
 // The system checked against, and why: --system, $EZPZ_SYSTEM, the spec's, else detection.
 void choose_system(const DoctorCommandOptions& options, const Catalog& catalog, DoctorInputs& inputs) {
@@ -114,6 +127,7 @@ int run_doctor_command(const DoctorCommandOptions& options) {
   inputs.catalog = &installation.catalog;
   inputs.env = process_env();
   inputs.node = node_name(inputs.env);
+  inputs.user = user_name();
   SystemProcessRunner runner;  // each program the checks ask: $EZPZ_SCHEDULER_TIMEOUT, else 120 s
   inputs.runner = &runner;
   inputs.binaries = options.binaries;

@@ -113,6 +113,7 @@ int show_system(const std::string& name) {
       if (queue.by_request) std::cout << "    by request only\n";
       if (!queue.ranks_per_node.empty())
         std::cout << "    ranks_per_node: only " << join(queue.ranks_per_node, ", ") << "\n";
+      if (!queue.routes_to.empty()) std::cout << "    routes to: " << join(queue.routes_to, ", ") << "\n";
       for (const auto& cap : queue.caps) std::cout << "    cap: " << cap.describe() << "\n";
     }
   }

@@ -77,6 +77,7 @@ std::vector<Finding> check_system(const DoctorInputs& inputs);
 std::vector<Finding> check_profiles(const DoctorInputs& inputs);
 std::vector<Finding> check_scheduler(const DoctorInputs& inputs);
 std::vector<Finding> check_allocation(const DoctorInputs& inputs);
+std::vector<Finding> check_caps(const DoctorInputs& inputs);
 std::vector<Finding> check_launcher(const DoctorInputs& inputs);
 std::vector<Finding> check_mpi_library(const DoctorInputs& inputs);
 std::vector<Finding> check_yeet_helper(const DoctorInputs& inputs);

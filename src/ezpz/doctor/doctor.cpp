@@ -14,13 +14,21 @@ namespace ezpz::core {
 
 const std::vector<Check>& doctor_checks() {
   static const std::vector<Check> k_checks = {
-      {"system", false, check_system},        {"profiles", false, check_profiles},
-      {"scheduler", false, check_scheduler},  {"allocation", false, check_allocation},
-      {"launcher", true, check_launcher},     {"mpi", true, check_mpi_library},
-      {"yeet", true, check_yeet_helper},      {"devices", true, check_devices},
-      {"node-local", true, check_node_local}, {"modules", true, check_modules},
-      {"python", true, check_python},         {"nccl", true, check_nccl},
-      {"gpu-mpi", true, check_gpu_mpi},       {"rendezvous", true, check_rendezvous},
+      {"system", false, check_system},
+      {"profiles", false, check_profiles},
+      {"scheduler", false, check_scheduler},
+      {"allocation", false, check_allocation},
+      {"caps", false, check_caps},
+      {"launcher", true, check_launcher},
+      {"mpi", true, check_mpi_library},
+      {"yeet", true, check_yeet_helper},
+      {"devices", true, check_devices},
+      {"node-local", true, check_node_local},
+      {"modules", true, check_modules},
+      {"python", true, check_python},
+      {"nccl", true, check_nccl},
+      {"gpu-mpi", true, check_gpu_mpi},
+      {"rendezvous", true, check_rendezvous},
   };
   return k_checks;
 }

@@ -24,6 +24,7 @@ struct DoctorInputs {
   const Catalog* catalog = nullptr;
   EnvLookup env;                      // the process environment, or a simulated one
   std::string node;                   // this node's name (node_name())
+  std::string user;                   // who runs it (the caps check counts their jobs); "" when unknown
   std::string root = "/";             // where device nodes are looked for (tests: a fake tree)
   ProcessRunner* runner = nullptr;    // for the programs the checks ask (with a time limit)
   std::string system;                 // the profile checked against; "" when none matched

@@ -1,6 +1,7 @@
-// The generic `columns` format: one line of blank-separated words, named by the scheduler's
-// `status_columns` (state, exit_code, reason; "-" skips a column). For tools that print a job's fields
-// in a chosen order (flux jobs -o, bjobs -o, qstat -f with a format string).
+// The generic `columns` format: lines of blank-separated words, named by the scheduler's
+// `status_columns` (a job's status: state, exit_code, reason; "-" skips a column) or `job_list.columns`
+// (a line per job: job_id, user, account, queue, state). For tools that print a job's fields in a
+// chosen order (squeue --format, flux jobs -o, bjobs -o, qstat -f with a format string).
 #include "ezpz/profile/output_parsers.hpp"
 
 #include <algorithm>
@@ -18,6 +19,14 @@ std::optional<int> exit_code_word(const std::string& word) {
   int value = std::stoi(word);
   return value <= 255 ? std::optional<int>(value) : std::nullopt;
 }
+
+// The job_list columns that are text fields of a listed job ("state" is mapped, "-" skipped).
+const std::pair<const char*, std::string ListedJob::*> k_job_list_fields[] = {
+    {"job_id", &ListedJob::job_id},
+    {"user", &ListedJob::user},
+    {"account", &ListedJob::account},
+    {"queue", &ListedJob::queue},
+};
 
 }  // namespace
 
@@ -44,6 +53,30 @@ bool columns_status(const Scheduler& scheduler, const std::string& out, JobStatu
     if (!status.exit_code) status.detail = "the scheduler gave no exit code ('" + printable(code) + "')";
   }
   return true;
+}
+
+// A line per job. Slurm prints "(null)" for a job charged to no account. A line with fewer words than
+// the columns is not a job: the answer cannot be read.
+JobList columns_job_list(const Scheduler& scheduler, const std::string& out) {
+  const auto& columns = scheduler.job_list.columns;
+  std::vector<ListedJob> listed;
+  for (const auto& line : split(out, '\n')) {
+    std::vector<std::string> words = split_words(line);
+    if (words.empty()) continue;
+    if (words.size() < columns.size()) return std::nullopt;
+    ListedJob job;
+    std::string state;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == "state") state = words[i];
+      for (const auto& [name, member] : k_job_list_fields) {
+        if (columns[i] == name) job.*member = words[i];
+      }
+    }
+    if (job.account == "(null)") job.account.clear();
+    job.state = mapped_state(scheduler, state);
+    listed.push_back(std::move(job));
+  }
+  return listed;
 }
 
 }  // namespace ezpz::core::output_parsers

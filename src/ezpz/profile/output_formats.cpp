@@ -17,18 +17,20 @@ struct OutputFormat {
   bool (*job_status)(const Scheduler&, const std::string&, JobStatus&);  // nullptr: reads no job
   NodeStates (*node_states)(const std::string&);                         // nullptr: reads no nodes
   JobNodes (*job_nodes)(const std::string&);                             // nullptr: reads no job's nodes
+  JobList (*job_list)(const Scheduler&, const std::string&);             // nullptr: reads no list of jobs
 };
 
 // A new format is a row here (and its parser): the schedulers' YAML files can name it at once.
 constexpr OutputFormat k_formats[] = {
-    // qstat -x -f -F json (a job), pbsnodes -F json (nodes), qstat -f -F json (a job's exec_host).
-    {"pbs-json", pbs_json_status, pbs_json_nodes, pbs_json_job_nodes},
+    // qstat -x -f -F json (a job), pbsnodes -F json (nodes), qstat -f -F json (a job's exec_host; every job).
+    {"pbs-json", pbs_json_status, pbs_json_nodes, pbs_json_job_nodes, pbs_json_job_list},
     // scontrol -o show job / show node: KEY=VALUE words.
-    {"slurm-scontrol", slurm_scontrol_status, slurm_scontrol_nodes, slurm_scontrol_job_nodes},
+    {"slurm-scontrol", slurm_scontrol_status, slurm_scontrol_nodes, slurm_scontrol_job_nodes, nullptr},
     // sacct -n -P -X -o State,ExitCode.
-    {"slurm-sacct", slurm_sacct_status, nullptr, nullptr},
-    // One line of blank-separated columns, named by the scheduler's `status_columns`.
-    {"columns", columns_status, nullptr, nullptr},
+    {"slurm-sacct", slurm_sacct_status, nullptr, nullptr, nullptr},
+    // Blank-separated columns, named by the scheduler's `status_columns` (one line: a job's status) or
+    // `job_list.columns` (a line per job: squeue --format).
+    {"columns", columns_status, nullptr, nullptr, columns_job_list},
 };
 
 const OutputFormat* find_format(const std::string& name) {
@@ -45,6 +47,8 @@ bool reads(const OutputFormat& format, OutputKind kind) {
       return format.node_states != nullptr;
     case OutputKind::job_nodes:
       return format.job_nodes != nullptr;
+    case OutputKind::job_list:
+      return format.job_list != nullptr;
   }
   return false;
 }
@@ -107,6 +111,11 @@ NodeStates parse_node_states(const std::string& format, const std::string& out) 
 JobNodes parse_job_nodes(const std::string& format, const std::string& out) {
   const OutputFormat* found = find_format(format);
   return found != nullptr && found->job_nodes != nullptr ? found->job_nodes(out) : std::nullopt;
+}
+
+JobList parse_job_list(const std::string& format, const Scheduler& scheduler, const std::string& out) {
+  const OutputFormat* found = find_format(format);
+  return found != nullptr && found->job_list != nullptr ? found->job_list(scheduler, out) : std::nullopt;
 }
 
 }  // namespace ezpz::core

@@ -34,8 +34,19 @@ using NodeStates = std::vector<std::pair<std::string, std::vector<std::string>>>
 // The nodes of a job (Slurm's NodeList, PBS's exec_host); nullopt when the answer does not say.
 using JobNodes = std::optional<std::vector<std::string>>;
 
+// One job of the scheduler's list of jobs (job_list.command): whose, in which queue, in which state.
+struct ListedJob {
+  std::string job_id;
+  std::string user;     // the owner's user name (PBS's Job_Owner without "@host")
+  std::string account;  // the project it is charged to; "" when none
+  std::string queue;    // where the scheduler shows it now (PBS: the execution queue a routing queue chose)
+  JobState state = JobState::unknown;
+};
+// nullopt when the answer cannot be read; an empty list when the scheduler holds no job.
+using JobList = std::optional<std::vector<ListedJob>>;
+
 // What a format can read.
-enum class OutputKind { job_status, node_states, job_nodes };
+enum class OutputKind { job_status, node_states, job_nodes, job_list };
 
 // The formats that read `kind`, sorted: the choices a scheduler's YAML has.
 std::vector<std::string> output_format_names(OutputKind kind);
@@ -47,5 +58,8 @@ bool parse_job_status(const std::string& format, const Scheduler& scheduler, con
 NodeStates parse_node_states(const std::string& format, const std::string& out);
 // Reads the answer of node_state.job_nodes in `format`.
 JobNodes parse_job_nodes(const std::string& format, const std::string& out);
+// Reads the answer of job_list.command in `format`, with the scheduler's `states:` map (and, for
+// columns, its job_list.columns).
+JobList parse_job_list(const std::string& format, const Scheduler& scheduler, const std::string& out);
 
 }  // namespace ezpz::core

@@ -23,6 +23,7 @@ bool about_another_job(const std::string& named, JobStatus& status);
 bool pbs_json_status(const Scheduler& scheduler, const std::string& out, JobStatus& status);
 NodeStates pbs_json_nodes(const std::string& out);
 JobNodes pbs_json_job_nodes(const std::string& out);
+JobList pbs_json_job_list(const Scheduler& scheduler, const std::string& out);
 
 bool slurm_scontrol_status(const Scheduler& scheduler, const std::string& out, JobStatus& status);
 bool slurm_sacct_status(const Scheduler& scheduler, const std::string& out, JobStatus& status);
@@ -30,5 +31,6 @@ NodeStates slurm_scontrol_nodes(const std::string& out);
 JobNodes slurm_scontrol_job_nodes(const std::string& out);
 
 bool columns_status(const Scheduler& scheduler, const std::string& out, JobStatus& status);
+JobList columns_job_list(const Scheduler& scheduler, const std::string& out);
 
 }  // namespace ezpz::core::output_parsers

@@ -152,4 +152,45 @@ JobNodes pbs_json_job_nodes(const std::string& out) {
   return nodes.empty() ? std::nullopt : JobNodes(nodes);
 }
 
+namespace {
+
+std::string string_field(const nlohmann::json& job, const char* key) {
+  auto found = job.find(key);
+  return found != job.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+// qstat -f -F json -t: {"Jobs": {"12.server": {"Job_Owner": "me@login1", "Account_Name": "P", "queue":
+// "small", "job_state": "Q", …}, …}}; no "Jobs" when the server holds none. With -t an array job is
+// listed as its parent ("13[].server", state B) and each subjob ("13[1].server"): the subjobs are the
+// jobs a queue's limits count (ALCF "Limits on job arrays"), so a parent counts only when none of its
+// subjobs is listed.
+JobList pbs_json_job_list(const Scheduler& scheduler, const std::string& out) {
+  auto json = nlohmann::json::parse(out, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return std::nullopt;
+  std::vector<ListedJob> listed;
+  auto jobs = json.find("Jobs");
+  if (jobs == json.end()) return listed;
+  if (!jobs->is_object()) return std::nullopt;
+  auto has_subjobs = [&](const std::string& parent) {
+    std::string prefix = parent.substr(0, parent.find("[]") + 1);  // "13["
+    return std::any_of(jobs->items().begin(), jobs->items().end(),
+                       [&](const auto& item) { return item.key() != parent && starts_with(item.key(), prefix); });
+  };
+  for (const auto& [id, job] : jobs->items()) {
+    if (!job.is_object()) continue;
+    if (id.find("[]") != std::string::npos && has_subjobs(id)) continue;
+    ListedJob entry;
+    entry.job_id = id;
+    std::string owner = string_field(job, "Job_Owner");
+    entry.user = owner.substr(0, owner.find('@'));
+    entry.account = string_field(job, "Account_Name");
+    entry.queue = string_field(job, "queue");
+    entry.state = mapped_state(scheduler, string_field(job, "job_state"));
+    listed.push_back(std::move(entry));
+  }
+  return listed;
+}
+
 }  // namespace ezpz::core::output_parsers

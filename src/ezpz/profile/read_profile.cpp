@@ -293,6 +293,36 @@ void read_node_state(NodeStateQuery& query, const YamlNode& node, Reader& r) {
     r.d.error(node.loc, "'node_state' needs 'command' and 'format'");
 }
 
+// What each column of a `columns` job list can be ("-": a column ezpz does not read).
+const std::vector<std::string> k_job_list_columns = {"job_id", "user", "account", "queue", "state", "-"};
+
+void read_job_list(JobListQuery& query, const YamlNode& node, Reader& r) {
+  read_section(node, "job_list",
+               {
+                   {"command", [&](const YamlNode& n) { r.list(query.command, n, "job_list.command"); }},
+                   {"format",
+                    [&](const YamlNode& n) {
+                      r.choice(query.format, n, "job_list.format", output_format_names(OutputKind::job_list));
+                    }},
+                   {"columns",
+                    [&](const YamlNode& n) {
+                      r.list(query.columns, n, "job_list.columns");
+                      for (const auto& column : query.columns) {
+                        if (std::find(k_job_list_columns.begin(), k_job_list_columns.end(), column) ==
+                            k_job_list_columns.end()) {
+                          r.d.error(n.loc, "'job_list.columns' holds '" + printable(column) + "'; expected one of " +
+                                               quoted_list(k_job_list_columns));
+                        }
+                      }
+                    }},
+               },
+               r.d);
+  if (!node.is_map()) return;
+  if (!node.find("command") || !node.find("format")) r.d.error(node.loc, "'job_list' needs 'command' and 'format'");
+  if (query.format == "columns" && query.columns.empty())
+    r.d.error(node.loc, "'job_list.format: columns' needs 'job_list.columns'");
+}
+
 void read_walltime_steps(Queue& queue, const YamlNode& node, Reader& r) {
   std::string what = "queues." + queue.name + ".walltime_by_nodes";
   if (!node.is_sequence()) {
@@ -316,7 +346,7 @@ void read_caps(Queue& queue, const YamlNode& node, Reader& r) {
   std::string what = "queues." + queue.name + ".caps";
   if (!expect_map(node, what, r.d)) return;
   std::vector<std::string> kinds;
-  for (const auto& [kind, phrase] : queue_cap_kinds()) kinds.push_back(kind);
+  for (const auto& kind : queue_cap_kinds()) kinds.emplace_back(kind.name);
   for (const auto& entry : node.entries) {
     if (entry.value.is_null()) continue;
     if (std::find(kinds.begin(), kinds.end(), entry.key) == kinds.end()) {
@@ -351,6 +381,7 @@ void read_queues(std::vector<Queue>& queues, const YamlNode& node, Reader& r) {
                      {"ranks_per_node",
                       [&](const YamlNode& n) { r.int_list(queue.ranks_per_node, n, what + ".ranks_per_node"); }},
                      {"caps", [&](const YamlNode& n) { read_caps(queue, n, r); }},
+                     {"routes_to", [&](const YamlNode& n) { r.list(queue.routes_to, n, what + ".routes_to"); }},
                      {"walltime_by_nodes", [&](const YamlNode& n) { read_walltime_steps(queue, n, r); }},
                      {"directives", [&](const YamlNode& n) { r.templates(queue.directives, n, what + ".directives"); }},
                  },
@@ -689,6 +720,7 @@ Scheduler read_scheduler(const YamlNode& root, const std::string& name, Diagnost
              }
            }},
           {"node_state", [&](const YamlNode& n) { read_node_state(s.node_state, n, r); }},
+          {"job_list", [&](const YamlNode& n) { read_job_list(s.job_list, n, r); }},
           {"options", [&](const YamlNode& n) { read_options(s.options, n, r); }},
           {"value_rules",
            [&](const YamlNode& n) {

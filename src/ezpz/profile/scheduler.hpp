@@ -46,6 +46,14 @@ struct NodeStateQuery {
   std::vector<std::string> job_nodes;
 };
 
+// How to list the jobs the scheduler holds (schedulers/<name>.yaml, `job_list:`): ezpz doctor counts
+// them against the queues' caps (profile/queue_caps.hpp).
+struct JobListQuery {
+  std::vector<std::string> command;  // every job the server shows, of every user
+  std::string format;                // how to read the answer (profile/output_formats.hpp): columns | pbs-json
+  std::vector<std::string> columns;  // format columns: what each column is (job_id, user, account, queue, state)
+};
+
 struct Scheduler {
   std::string name;  // file stem: "pbs", "slurm", "none"
   std::string description;
@@ -73,6 +81,7 @@ struct Scheduler {
   std::vector<std::string> cancel;
   std::vector<std::string> ping;  // a cheap command that only succeeds when the scheduler answers (ezpz doctor)
   NodeStateQuery node_state;      // empty command: the scheduler cannot be asked
+  JobListQuery job_list;          // empty command: jobs cannot be counted
   std::string default_output;     // where output goes without `output:` ({name}, {job_number})
   std::string default_error;      // where stderr goes without `error:`; "" = into the output file
   std::string output_note;        // why a running job's output file may not exist yet ("" = no reason)

@@ -50,25 +50,40 @@ std::optional<long> Queue::walltime_limit(long nodes) const {
   return max_walltime;
 }
 
-const std::vector<std::pair<std::string, std::string>>& queue_cap_kinds() {
+const std::vector<CapKind>& queue_cap_kinds() {
   // Phrases follow the sites' queue tables (ALCF "Running Jobs", OLCF Frontier user guide).
-  static const std::vector<std::pair<std::string, std::string>> k_cap_kinds = {
-      {"jobs_per_user", "job(s) per user (running, accruing or queued)"},
-      {"queued_per_user", "job(s) queued or running per user"},
-      {"running_per_user", "job(s) running per user"},
-      {"eligible_per_user", "eligible-to-run job(s) per user; more are held"},
-      {"nodes_across_jobs", "nodes across all jobs"},
-      {"jobs_per_project", "job(s) per project (running, accruing or queued)"},
-      {"running_per_project", "job(s) running per project"},
+  static const std::vector<CapKind> k_cap_kinds = {
+      {"jobs_per_user", "job(s) per user (running, accruing or queued)", CapOwner::user, CapJobs::live, false},
+      {"queued_per_user", "job(s) queued or running per user", CapOwner::user, CapJobs::live, false},
+      {"running_per_user", "job(s) running per user", CapOwner::user, CapJobs::running, false},
+      {"eligible_per_user", "eligible-to-run job(s) per user; more are held", CapOwner::user, CapJobs::uncounted,
+       false},
+      {"nodes_across_jobs", "nodes across all jobs", CapOwner::user, CapJobs::uncounted, false},
+      {"jobs_per_project", "job(s) per project (running, accruing or queued)", CapOwner::project, CapJobs::live, false},
+      {"running_per_project", "job(s) running per project", CapOwner::project, CapJobs::running, false},
+      // ALCF Aurora and Polaris prod: "ten (10) jobs running/accruing per-project" in each queue prod
+      // routes to, and "one hundred (100) jobs queued (not accruing score) per-project".
+      {"running_accruing_per_project", "job(s) running or accruing per project", CapOwner::project, CapJobs::eligible,
+       false},
+      {"queued_per_project", "job(s) queued (not accruing) per project", CapOwner::project, CapJobs::waiting, false},
+      // OLCF Frontier: "100 jobs queued across all partitions at any time (this includes jobs in all states)".
+      {"jobs_per_user_all_queues", "job(s) per user in any state, across all queues", CapOwner::user, CapJobs::live,
+       true},
   };
   return k_cap_kinds;
 }
 
-std::string QueueCap::describe() const {
-  for (const auto& [name, phrase] : queue_cap_kinds()) {
-    if (name == kind) return "at most " + std::to_string(value) + " " + phrase;
+const CapKind* find_cap_kind(const std::string& name) {
+  for (const auto& kind : queue_cap_kinds()) {
+    if (name == kind.name) return &kind;
   }
-  return kind + " " + std::to_string(value);
+  return nullptr;
+}
+
+std::string QueueCap::describe() const {
+  const CapKind* known = find_cap_kind(kind);
+  if (known == nullptr) return kind + " " + std::to_string(value);
+  return "at most " + std::to_string(value) + " " + known->phrase;
 }
 
 std::vector<EnvEntry> BackendEnv::for_job(long nodes, long ranks_per_node) const {

@@ -124,7 +124,8 @@ struct WalltimeStep {
 };
 
 // A per-user or per-project limit the scheduler enforces by holding (or refusing) further jobs, not
-// by failing the job: `ezpz validate` warns about it. `kind` is a key of queue_cap_kinds().
+// by failing the job: `ezpz validate` warns about it, `ezpz doctor` counts the jobs it counts
+// (profile/queue_caps.hpp). `kind` is the name of one of queue_cap_kinds().
 struct QueueCap {
   std::string kind;
   long value = 0;
@@ -132,8 +133,29 @@ struct QueueCap {
   std::string describe() const;  // "at most 1 job(s) per user (running, accruing or queued)"
 };
 
-// The cap kinds a profile may list under queues.<name>.caps, each with how it reads.
-const std::vector<std::pair<std::string, std::string>>& queue_cap_kinds();
+// Whose jobs a cap counts.
+enum class CapOwner { user, project };
+// Which of them (a job's state as the scheduler's `states:` map names it).
+enum class CapJobs {
+  live,      // running, queued or held
+  running,   // running
+  waiting,   // queued or held; in a routing queue: the jobs it has not routed yet
+  eligible,  // running or queued, not held; of a routing queue: in each queue it routes to
+  uncounted  // ezpz cannot tell them from a list of jobs (eligible-to-run, nodes)
+};
+
+// A cap kind: its name under queues.<name>.caps, how it reads, and what ezpz doctor counts for it.
+struct CapKind {
+  const char* name;
+  const char* phrase;
+  CapOwner owner;
+  CapJobs jobs;
+  bool all_queues;  // counted over every queue of the system, not the queue's own
+};
+
+// The cap kinds a profile may list under queues.<name>.caps; nullptr for a name that is none.
+const std::vector<CapKind>& queue_cap_kinds();
+const CapKind* find_cap_kind(const std::string& name);
 
 struct Queue {
   std::string name;
@@ -147,6 +169,9 @@ struct Queue {
   // The ranks_per_node values the queue takes (Sophia by-gpu: 1, 2, 4 or 8 GPUs); empty: any.
   std::vector<int> ranks_per_node;
   std::vector<QueueCap> caps;
+  // The execution queues a routing queue sends its jobs to (ALCF prod: small, medium, large …): the
+  // scheduler shows a routed job in one of them, and its caps count them there.
+  std::vector<std::string> routes_to;
   NamedTemplates directives;
   SourceLoc loc;
 

@@ -258,8 +258,9 @@ void Resolver::check_queue_ranks(const Queue* queue) {
           "set ranks_per_node to one of them");
 }
 
-// Rules the scheduler applies by holding a job rather than failing it: ezpz cannot see the user's
-// other jobs, so it says what they are and lets the job through.
+// Rules the scheduler applies by holding a job rather than failing it: resolve cannot see the user's
+// other jobs (it is pure), so it says what they are and lets the job through; `ezpz doctor` counts them
+// (doctor/cap_checks.cpp).
 void Resolver::warn_queue_rules(const Queue& queue) {
   SourceLoc loc = at(job.spec.queue->origin);
   if (queue.by_request) {
@@ -270,8 +271,9 @@ void Resolver::warn_queue_rules(const Queue& queue) {
     std::vector<std::string> caps;
     for (const auto& cap : queue.caps) caps.push_back(cap.describe());
     d.warning(loc, "queue '" + queue.name + "' limits jobs: " + join(caps, "; "),
-              "ezpz cannot see your other jobs: one over these limits is held until earlier ones finish (or "
-              "refused at submission), it does not fail");
+              "validate cannot see your other jobs: one over these limits is held until earlier ones finish (or "
+              "refused at submission), it does not fail; `ezpz doctor` with this spec counts your and your "
+              "project's jobs against them");
   }
 }
 

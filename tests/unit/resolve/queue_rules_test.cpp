@@ -44,7 +44,18 @@ TEST(QueueRules, CapsAndByRequestQueuesWarnButDoNotFail) {
             std::string::npos)
       << capacity;
 
-  EXPECT_EQ(warnings_of(base + "queue: prod\nnodes: 300\n"), "");
+  // ALCF prod (Aurora and Polaris): 10 running/accruing and 100 queued per project.
+  for (std::string system : {"aurora", "polaris"}) {
+    std::string prod = warnings_of("system: " + system + "\naccount: A\nrun: [x]\nqueue: prod\nnodes: 256\n");
+    EXPECT_NE(prod.find("warning: queue 'prod' limits jobs: at most 10 job(s) running or accruing per project; "
+                        "at most 100 job(s) queued (not accruing) per project"),
+              std::string::npos)
+        << system << ": " << prod;
+    EXPECT_NE(prod.find("`ezpz doctor` with this spec counts"), std::string::npos) << prod;
+  }
+  EXPECT_NE(warnings_of("system: frontier\naccount: A\nrun: [x]\nqueue: batch\n")
+                .find("at most 100 job(s) per user in any state, across all queues"),
+            std::string::npos);
   EXPECT_NE(warnings_of("system: polaris\naccount: A\nrun: [x]\nqueue: demand\n").find("by request only"),
             std::string::npos);
   EXPECT_NE(warnings_of("system: polaris\naccount: A\nrun: [x]\nqueue: preemptable\n").find("20 job(s) per project"),
