@@ -14,8 +14,12 @@ std::string value_text(const nlohmann::json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_array()) {
     std::vector<std::string> items;
-    for (const auto& item : value) items.push_back(value_text(item));
-    return "[" + join(items, " ") + "]";
+    bool spaced = false;  // items with spaces of their own ("local rank 0: xpu:0 …") are set apart with "; "
+    for (const auto& item : value) {
+      items.push_back(value_text(item));
+      spaced = spaced || items.back().find(' ') != std::string::npos;
+    }
+    return "[" + join(items, spaced ? "; " : " ") + "]";
   }
   return value.dump();
 }

@@ -83,6 +83,12 @@ int show_system(const std::string& name) {
     std::cout << " via " << devices.visibility << " (" << devices.select << ", order " << join(devices.order, ",")
               << ")";
   std::cout << "\n";
+  if (!devices.sockets.empty()) std::cout << "  on sockets: " << join(devices.sockets, ",") << "\n";
+  for (const auto& [ranks, layout] : devices.by_ranks_per_node) {
+    std::cout << "  for " << ranks << " ranks/node: " << layout.count << " devices";
+    if (!layout.sockets.empty()) std::cout << " on sockets " << join(layout.sockets, ",");
+    std::cout << "\n";
+  }
   std::cout << "launcher:   " << join(p.launcher.args, " ") << "\n";
   if (!p.launcher.multi_node_args.empty())
     std::cout << "  on more than one node: " << join(p.launcher.multi_node_args, " ") << "\n";

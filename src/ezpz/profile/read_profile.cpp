@@ -108,6 +108,44 @@ struct Reader {
   }
 };
 
+// node.devices.by_ranks_per_node: ranks per node → {count, sockets}.
+void read_device_layouts(Devices& devices, const YamlNode& node, Reader& r) {
+  if (!expect_map(node, "node.devices.by_ranks_per_node", r.d)) return;
+  for (const auto& entry : node.entries) {
+    YamlNode key = make_scalar(entry.key, entry.key_loc);
+    auto ranks = read_int(key, "node.devices.by_ranks_per_node key (ranks per node)", 1, 4096, r.d);
+    std::string what = "node.devices.by_ranks_per_node." + entry.key;
+    DeviceLayout layout;
+    read_section(entry.value, what,
+                 {
+                     {"count", [&](const YamlNode& n) { r.number(layout.count, n, what + ".count", 1, 1024); }},
+                     {"sockets", [&](const YamlNode& n) { r.int_list(layout.sockets, n, what + ".sockets"); }},
+                 },
+                 r.d);
+    if (ranks) devices.by_ranks_per_node[*ranks] = layout;
+  }
+}
+
+// Every device of `sockets` (node.devices.sockets or a by_ranks_per_node entry's) names a socket of the
+// node, one entry per device.
+void check_device_sockets(const std::vector<int>& sockets, int count, int node_sockets, const YamlNode* where,
+                          const std::string& what, Reader& r) {
+  if (sockets.empty() || where == nullptr) return;
+  if (static_cast<int>(sockets.size()) != count) {
+    r.d.error(where->loc,
+              "'" + what + "' lists " + std::to_string(sockets.size()) + " socket(s) for " + std::to_string(count) +
+                  " device(s)",
+              "give the socket of each device, in device order");
+  }
+  for (int socket : sockets) {
+    if (socket >= node_sockets) {
+      r.d.error(where->loc, "'" + what + "' names socket " + std::to_string(socket) + ", but a node has " +
+                                std::to_string(node_sockets) + " socket(s) (node.sockets), numbered from 0");
+      return;
+    }
+  }
+}
+
 void read_devices(Devices& devices, const YamlNode& node, Reader& r) {
   read_section(node, "node.devices",
                {
@@ -128,6 +166,8 @@ void read_devices(Devices& devices, const YamlNode& node, Reader& r) {
                     [&](const YamlNode& n) {
                       r.choice(devices.select, n, "node.devices.select", {"mask", "index", "launcher"});
                     }},
+                   {"sockets", [&](const YamlNode& n) { r.int_list(devices.sockets, n, "node.devices.sockets"); }},
+                   {"by_ranks_per_node", [&](const YamlNode& n) { read_device_layouts(devices, n, r); }},
                },
                r.d);
   if (devices.order.empty()) {
@@ -163,6 +203,17 @@ void read_node_shape(NodeShape& shape, const YamlNode& node, Reader& r) {
           {"devices", [&](const YamlNode& n) { read_devices(shape.devices, n, r); }},
       },
       r.d);
+  const YamlNode* devices = node.find("devices");
+  if (devices == nullptr) return;
+  check_device_sockets(shape.devices.sockets, shape.devices.count, shape.sockets, devices->find("sockets"),
+                       "node.devices.sockets", r);
+  const YamlNode* layouts = devices->find("by_ranks_per_node");
+  for (const auto& [ranks, layout] : shape.devices.by_ranks_per_node) {
+    const YamlNode* entry = layouts ? layouts->find(std::to_string(ranks)) : nullptr;
+    std::string what = "node.devices.by_ranks_per_node." + std::to_string(ranks) + ".sockets";
+    check_device_sockets(layout.sockets, layout.count, shape.sockets, entry ? entry->find("sockets") : nullptr, what,
+                         r);
+  }
 }
 
 void read_cpu_bind(Launcher& launcher, const YamlNode& node, Reader& r) {

@@ -2,6 +2,7 @@
 #include "ezpz/profile/system_profile.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace ezpz::core {
 
@@ -34,6 +35,17 @@ std::vector<std::string> launcher_kind_names() {
 
 std::vector<std::string> launcher_family_names() {
   return {"pals", "hydra", "openmpi", "srun", "local"};
+}
+
+Devices Devices::for_ranks_per_node(long ranks_per_node) const {
+  Devices devices = *this;
+  auto layout = by_ranks_per_node.find(ranks_per_node);
+  if (layout == by_ranks_per_node.end()) return devices;
+  devices.count = layout->second.count;
+  devices.sockets = layout->second.sockets;
+  devices.order.resize(static_cast<size_t>(devices.count));
+  std::iota(devices.order.begin(), devices.order.end(), 0);
+  return devices;
 }
 
 int NodeShape::usable_cores() const {

@@ -31,13 +31,29 @@ struct DetectRules {
   int fallback = 0;                                      // 0 = specific machine; higher = tried later
 };
 
+// What the devices are for jobs of one ranks-per-node count (node.devices.by_ranks_per_node).
+struct DeviceLayout {
+  int count = 1;
+  std::vector<int> sockets;  // as Devices::sockets; empty = not stated
+};
+
 struct Devices {
   DeviceKind kind = DeviceKind::cpu;
   int count = 1;
   std::string visibility;       // CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK, ROCR_VISIBLE_DEVICES
-  std::vector<int> order;       // physical device of local rank i; default 0..count-1
+  std::vector<int> order;       // physical device of slot i; default 0..count-1
   std::string select = "mask";  // mask | index | launcher
+  // The socket of each device, by index (node.devices.sockets); empty = not stated, and a rank's device
+  // follows its local rank alone (resolve/rank_placement.hpp).
+  std::vector<int> sockets;
+  // Jobs with that many ranks per node see other devices (Aurora, 6 ranks: 6 whole GPUs under
+  // ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE, which backend_env.by_ranks_per_node sets).
+  std::map<long, DeviceLayout> by_ranks_per_node;
   SourceLoc count_loc;
+
+  // The devices a job with `ranks_per_node` ranks per node sees: these, or with count and sockets of
+  // its by_ranks_per_node entry (and the order 0..count-1).
+  Devices for_ranks_per_node(long ranks_per_node) const;
 };
 
 struct NodeShape {

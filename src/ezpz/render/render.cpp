@@ -167,6 +167,10 @@ Script render(const ResolvedJob& job, const Catalog& catalog, const std::string&
   if (quote.literal_expansion) not_applicable.push_back("SC2016");
   if (!setup.empty()) not_applicable.push_back("SC1091");
   context["shellcheck_disable"] = join(not_applicable, ",");
+  // Each local rank's device beside its cpus, where the profile says which socket a device is on.
+  std::vector<TemplateValue> rank_devices;
+  for (const auto& rank : job.rank_devices) rank_devices.emplace_back(rank.describe());
+  context["rank_devices"] = TemplateValue::list(std::move(rank_devices));
   std::vector<TemplateValue> directives;
   for (const auto& line : job.directives) directives.emplace_back(line);  // validated, never quoted
   context["directives"] = TemplateValue::list(std::move(directives));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ezpz/resolve/rank_placement.hpp"
 #include "ezpz/util/cpu_list.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -11,10 +12,13 @@ namespace ezpz::core {
 
 std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node,
                                              std::optional<long> cores_per_rank) {
-  if (ranks_per_node <= 0 || ranks_per_node % node.sockets != 0) return std::nullopt;
-  long ranks_per_socket = ranks_per_node / node.sockets;
+  if (ranks_per_node <= 0 || node.sockets <= 0) return std::nullopt;
   std::vector<std::string> groups;
   for (int socket = 0; socket < node.sockets; ++socket) {
+    // The sockets take the local ranks in blocks (resolve/rank_placement.hpp), so that each rank's
+    // device can be on its cores' socket.
+    long ranks_per_socket = ranks_on_socket(node.sockets, ranks_per_node, socket);
+    if (ranks_per_socket == 0) continue;
     std::vector<int> cores;
     for (int core = socket * node.cores_per_socket; core < (socket + 1) * node.cores_per_socket; ++core) {
       auto kept = [core](const std::vector<int>& ids) { return std::find(ids.begin(), ids.end(), core) != ids.end(); };

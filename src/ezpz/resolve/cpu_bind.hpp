@@ -8,10 +8,10 @@
 
 namespace ezpz::core {
 
-// A PALS-style "list:a-b:c-d…" binding: ranks are spread evenly over sockets, each socket's usable
-// cores (reserved and service cores skipped) split evenly among its ranks, or `cores_per_rank` each
-// when given.
-// nullopt when ranks cannot be placed (not enough cores, or ranks not divisible by sockets).
+// A PALS-style "list:a-b:c-d…" binding: ranks placed on the sockets in blocks (place_local_rank,
+// resolve/rank_placement.hpp: 3 ranks on 2 sockets are 2 + 1), each socket's usable cores (reserved and
+// service cores skipped) split evenly among its ranks, or `cores_per_rank` each when given.
+// nullopt when ranks cannot be placed (not enough cores).
 std::optional<std::string> generate_cpu_list(const NodeShape& node, long ranks_per_node,
                                              std::optional<long> cores_per_rank = std::nullopt);
 

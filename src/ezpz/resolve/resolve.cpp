@@ -112,6 +112,12 @@ std::vector<ExplainedValue> explain(const ResolvedJob& job) {
   }
   values.push_back({"scheduler", job.scheduler->name, from_profile(*job.profile, {}, "scheduler")});
   values.push_back({"total_ranks", job.total_ranks.value, job.total_ranks.origin});
+  if (!job.rank_devices.empty()) {
+    json ranks = json::array();
+    for (const auto& rank : job.rank_devices) ranks.push_back(rank.describe());
+    values.push_back({"rank_devices", ranks,
+                      derived("node.devices.sockets and cpu_bind: each local rank's device on its cpus' socket")});
+  }
   for (const auto& [name, value] : job.backend_env)
     values.push_back({"backend_env." + name, value.value, value.origin});
   Origin layout = derived("the scheduler and profile templates");

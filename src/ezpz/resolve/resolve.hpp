@@ -13,6 +13,7 @@
 
 #include "ezpz/profile/catalog.hpp"
 #include "ezpz/profile/detect.hpp"
+#include "ezpz/resolve/rank_placement.hpp"
 #include "ezpz/spec/job_spec.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/option_template.hpp"
@@ -51,6 +52,9 @@ struct ResolvedJob {
   const SystemProfile* profile = nullptr;
   const Scheduler* scheduler = nullptr;
   Sourced<long> total_ranks;
+  // Each local rank's device and cpus (resolve/rank_placement.hpp), where the profile says which
+  // socket each device sits on (node.devices.sockets); empty elsewhere.
+  std::vector<RankDevice> rank_devices;
   std::vector<std::pair<std::string, Sourced<std::string>>> backend_env;  // for this job's node count
   std::vector<std::string> directives;                                    // without the prefix, in output order
   std::vector<CommandWord> launcher;  // the launcher's words, before the rank wrapper and the program

@@ -59,6 +59,8 @@ struct Resolver {
   void resolve_ranks();
   // Sets spec.cpu_bind to the binding the launcher gets ("none" for none).
   void resolve_cpu_bind(std::optional<long> explicit_cpus);
+  // Each local rank's device beside its cpus; a warning where a binding puts them on different sockets.
+  void resolve_rank_devices();
   void resolve_torch();
 
   // supervise.cpp: the supervise keys against the walltime; the default signal

@@ -51,6 +51,7 @@ void Resolver::resolve_ranks() {
     return;  // no binding can be computed for it either
   }
   resolve_cpu_bind(cpr.value == k_auto ? std::nullopt : std::optional<long>(cpr.value));
+  resolve_rank_devices();
   const std::string& binding = job.spec.cpu_bind->value;
   if (cpus_per_node == 0) {
     // Unknown node shape: Slurm's and PBS's own default of one cpu per rank, but written out, since
@@ -99,18 +100,34 @@ void Resolver::resolve_cpu_bind(std::optional<long> explicit_cpus) {
   }
   if (!binding && lists) {
     SourceLoc loc = at(explicit_cpus ? job.spec.cpus_per_rank->origin : job.spec.ranks_per_node->origin);
-    d.error(
-        loc,
-        "cannot bind " + std::to_string(rpn) + " rank(s) per node" +
-            (explicit_cpus ? " x " + std::to_string(*explicit_cpus) + " cpus" : std::string()) + " on a '" +
-            profile.name + "' node (" + std::to_string(profile.node.sockets) + " socket(s), " +
-            std::to_string(profile.node.usable_cores()) + " usable cores" +
-            (profile.node.service_cores.empty() ? std::string()
-                                                : ", of which generated lists leave service cores " +
-                                                      format_cpu_group(profile.node.service_cores) + " free") +
-            ")",
-        "use a ranks_per_node divisible by the sockets, fewer cpus_per_rank, or set cpu_bind: none or your own list");
+    d.error(loc,
+            "cannot bind " + std::to_string(rpn) + " rank(s) per node" +
+                (explicit_cpus ? " x " + std::to_string(*explicit_cpus) + " cpus" : std::string()) + " on a '" +
+                profile.name + "' node (" + std::to_string(profile.node.sockets) + " socket(s), " +
+                std::to_string(profile.node.usable_cores()) + " usable cores" +
+                (profile.node.service_cores.empty() ? std::string()
+                                                    : ", of which generated lists leave service cores " +
+                                                          format_cpu_group(profile.node.service_cores) + " free") +
+                ")",
+            "use fewer ranks_per_node or cpus_per_rank, or set cpu_bind: none or your own list");
   }
+}
+
+void Resolver::resolve_rank_devices() {
+  const SystemProfile& profile = *job.profile;
+  long rpn = job.spec.ranks_per_node->value;
+  if (profile.node.devices.for_ranks_per_node(rpn).sockets.empty()) return;
+  job.rank_devices = rank_devices(profile.node, rpn, job.spec.cpu_bind->value);
+  std::vector<std::string> crossing;
+  for (const auto& rank : job.rank_devices) {
+    if (rank.crosses_sockets()) crossing.push_back(rank.describe());
+  }
+  if (crossing.empty()) return;
+  d.warning(at(job.spec.cpu_bind->origin),
+            "cpu_bind puts " + std::to_string(crossing.size()) +
+                " local rank(s) on another socket than their device: " + join(crossing, "; "),
+            "ezpz exec gives each rank a device on the socket of its block (local ranks fill the sockets in order, "
+            "in blocks: docs/runtime-env.md#device); bind them that way, or use cpu_bind: auto");
 }
 
 void Resolver::resolve_torch() {

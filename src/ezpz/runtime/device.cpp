@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string_view>
 
+#include "ezpz/resolve/rank_placement.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
@@ -108,7 +109,8 @@ Devices probe_devices(const std::string& root, const EnvLookup& env, std::string
   return devices;
 }
 
-DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLookup& env) {
+DeviceChoice choose_device(const Devices& devices, int sockets, long local_rank, long local_world_size,
+                           const EnvLookup& env) {
   DeviceChoice choice;
   std::string type = torch_device_type(devices.kind);
   if (devices.kind == DeviceKind::cpu) {
@@ -137,13 +139,18 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
                     " devices the launcher left visible";
     return choice;
   }
-  size_t slot = static_cast<size_t>(local_rank) % devices.order.size();
+  size_t slot = static_cast<size_t>(device_slot(devices, sockets, local_world_size, local_rank));
+  // "local rank 1" or, where the devices' sockets are known, "local rank 1 (socket 1)".
+  std::string who = "local rank " + std::to_string(local_rank);
+  if (!devices.sockets.empty()) {
+    who += " (socket " + std::to_string(place_local_rank(sockets, local_world_size, local_rank).socket) + ")";
+  }
   std::vector<std::string> order;
   for (int device : devices.order) order.push_back(std::to_string(device));
   if (devices.select == "mask") {
     choice.visibility = std::make_pair(variable, order[slot]);
     choice.torch_device = at(0);
-    choice.reason = "local rank " + std::to_string(local_rank) + " sees only device " + order[slot];
+    choice.reason = who + " sees only device " + order[slot];
   } else if (devices.select == "index") {
     // The variable is set only to reorder the devices (Perlmutter 3,2,1,0). In the natural order it
     // stays unset: every device is visible anyway, and on Aurora a ZE_AFFINITY_MASK inside the
@@ -152,12 +159,11 @@ DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLoo
     for (size_t i = 0; i < devices.order.size(); ++i) natural = natural && devices.order[i] == static_cast<int>(i);
     if (!natural) choice.visibility = std::make_pair(variable, join(order, ","));
     choice.torch_device = at(static_cast<long>(slot));
-    choice.reason = "every rank sees " + (natural ? "all devices" : "devices " + join(order, ",")) + "; local rank " +
-                    std::to_string(local_rank) + " uses index " + std::to_string(slot);
+    choice.reason = "every rank sees " + (natural ? "all devices" : "devices " + join(order, ",")) + "; " + who +
+                    " uses index " + std::to_string(slot);
   } else {
     choice.torch_device = at(static_cast<long>(slot));
-    choice.reason =
-        "the launcher binds devices; local rank " + std::to_string(local_rank) + " uses index " + std::to_string(slot);
+    choice.reason = "the launcher binds devices; " + who + " uses index " + std::to_string(slot);
   }
   return choice;
 }

@@ -25,10 +25,14 @@ struct DeviceChoice {
   std::string reason;                                             // for --print and messages
 };
 
-// The device of local rank `local_rank`. Rules (shared/reference/systems.md, "cross-cutting rules"):
-// a visibility variable the launcher already set to one device means torch index 0; `mask` gives each
-// rank one device (order[local_rank]); `index` shows every device in `order` and picks by local rank;
-// `launcher` leaves visibility to the launcher. ROCm devices are "cuda" in torch.
-DeviceChoice choose_device(const Devices& devices, long local_rank, const EnvLookup& env);
+// The device of local rank `local_rank` of `local_world_size` on a node of `sockets` sockets. Rules
+// (shared/reference/systems.md, "cross-cutting rules"): a visibility variable the launcher already set
+// to one device means torch index 0; otherwise the rank's slot is device_slot() (the device on its
+// cores' socket where devices.sockets says where devices sit, resolve/rank_placement.hpp; else local
+// rank mod count): `mask` gives each rank one device (order[slot]); `index` shows every device in
+// `order` and picks the slot; `launcher` leaves visibility to the launcher. `devices` are those of
+// this ranks per node (Devices::for_ranks_per_node). ROCm devices are "cuda" in torch.
+DeviceChoice choose_device(const Devices& devices, int sockets, long local_rank, long local_world_size,
+                           const EnvLookup& env);
 
 }  // namespace ezpz::core

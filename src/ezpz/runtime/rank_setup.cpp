@@ -131,11 +131,14 @@ namespace {
 
 // The device this rank uses: among the profile's devices when it names accelerators, else among what
 // this node has; none with EZPZ_TORCH_DEVICE=cpu. `count` is how many accelerators it chose among.
-DeviceChoice rank_device(const RuntimeInputs& inputs, long local_rank, long& count, std::vector<std::string>& notes) {
+DeviceChoice rank_device(const RuntimeInputs& inputs, const RankInfo& rank, long& count,
+                         std::vector<std::string>& notes) {
   Devices devices;
+  int sockets = 1;
   std::string device_source;
   if (inputs.profile != nullptr && inputs.profile->node.devices.kind != DeviceKind::cpu) {
-    devices = inputs.profile->node.devices;
+    devices = inputs.profile->node.devices.for_ranks_per_node(rank.local_world_size);
+    sockets = inputs.profile->node.sockets;
     device_source = "profile '" + inputs.profile->name + "'";
   } else {
     devices = probe_devices(inputs.device_root, inputs.env, &device_source);
@@ -144,7 +147,7 @@ DeviceChoice rank_device(const RuntimeInputs& inputs, long local_rank, long& cou
     devices = Devices{};
     device_source = "EZPZ_TORCH_DEVICE=cpu";
   }
-  DeviceChoice device = choose_device(devices, local_rank, inputs.env);
+  DeviceChoice device = choose_device(devices, sockets, rank.local_rank, rank.local_world_size, inputs.env);
   count = devices.kind == DeviceKind::cpu ? 0 : devices.count;
   notes.push_back("device " + device.torch_device + " (" + device_source + "): " + device.reason);
   return device;
@@ -194,7 +197,7 @@ RankSetup rank_setup(const RuntimeInputs& inputs) {
   out.notes.push_back("rank " + std::to_string(rank.rank) + " of " + std::to_string(rank.world_size) + " from " +
                       (rank.variables.empty() ? std::string("no launcher (a single process)")
                                               : rank.launcher + " (" + join(rank.variables, ", ") + ")"));
-  out.device = rank_device(inputs, rank.local_rank, out.gpus_per_node, out.notes);
+  out.device = rank_device(inputs, rank, out.gpus_per_node, out.notes);
   out.backend = rank_backend(out.device, env);
 
   Rendezvous rendezvous = rendezvous_for(env, inputs.profile, out.nodes, inputs.job_variables);

@@ -15,6 +15,8 @@ CpuList parse_cpu_list(std::string_view groups) {
   };
   for (const auto& group : split(groups, ':')) {
     long count = 0;
+    list.groups.push_back(group);
+    list.ranges.emplace_back();
     for (const auto& range : split(group, ',')) {
       auto dash = range.find('-');
       std::string first = range.substr(0, dash);
@@ -28,6 +30,7 @@ CpuList parse_cpu_list(std::string_view groups) {
         return list;
       }
       count += std::stol(last) - std::stol(first) + 1;
+      list.ranges.back().emplace_back(std::stol(first), std::stol(last));
     }
     list.cpus_per_group.push_back(count);
   }

@@ -3,13 +3,17 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ezpz::core {
 
 struct CpuList {
   std::vector<long> cpus_per_group;  // one group per rank, in order
-  std::string problem;               // "" when well formed, else what is wrong (for an error message)
+  std::vector<std::string> groups;   // each group as written ("1-8", "0,2-3")
+  // Each group's cpu ids as inclusive ranges ({1, 8}; a single id is {4, 4})
+  std::vector<std::vector<std::pair<long, long>>> ranges;
+  std::string problem;  // "" when well formed, else what is wrong (for an error message)
 };
 
 // Reads the part after "list:": colon-separated groups of comma-separated cpu ids (at most 6 digits)

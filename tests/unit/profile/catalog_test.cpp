@@ -192,6 +192,33 @@ TEST(Catalog, BackendEnvNamesMustBeVariableNames) {
   fs::remove_all(dir);
 }
 
+// node.devices.sockets gives one socket of the node per device, for the node's devices and for those of
+// a by_ranks_per_node entry.
+TEST(Catalog, DeviceSocketsNameOneSocketPerDevice) {
+  fs::path dir = temp_dir("device-sockets");
+  write(dir / "odd.yaml",
+        "extends: aurora\nnode:\n  devices:\n    sockets: [0, 2]\n    by_ranks_per_node:\n"
+        "      6: {count: 6, sockets: [0, 0, 0, 1, 1]}\n");
+  Catalog catalog({dir.string()});
+  try {
+    catalog.system("odd");
+    FAIL();
+  } catch (const UserError& error) {
+    ASSERT_EQ(error.diagnostics().size(), 3u);
+    EXPECT_EQ(error.diagnostics()[0].loc.describe(), (dir / "odd.yaml").string() + ":4:14");
+    EXPECT_EQ(error.diagnostics()[0].message, "'node.devices.sockets' lists 2 socket(s) for 12 device(s)");
+    EXPECT_EQ(error.diagnostics()[1].message,
+              "'node.devices.sockets' names socket 2, but a node has 2 socket(s) (node.sockets), numbered from 0");
+    EXPECT_EQ(error.diagnostics()[2].message,
+              "'node.devices.by_ranks_per_node.6.sockets' lists 5 socket(s) for 6 device(s)");
+  }
+  const SystemProfile& aurora = test::builtin_catalog().system("aurora");
+  EXPECT_EQ(aurora.node.devices.for_ranks_per_node(6).count, 6);
+  EXPECT_EQ(aurora.node.devices.for_ranks_per_node(6).order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(aurora.node.devices.for_ranks_per_node(4).count, 12);
+  fs::remove_all(dir);
+}
+
 // A scheduler is data: a file in <dir>/schedulers/ adds one (or replaces a shipped one), and what it
 // tells its jobs (job_env) is where the runtime looks for the job id and the hosts.
 TEST(Catalog, SearchPathAddsSchedulersAndTheirJobVariables) {

@@ -24,6 +24,9 @@ TEST(GenerateCpuList, ReproducesAlcfRunningJobsListFor12Ranks) {
 
 TEST(GenerateCpuList, SplitsSocketsEvenly) {
   EXPECT_EQ(*generate_cpu_list(aurora_node(), 2), "list:1-51:53-103");
+  // Ranks that do not divide over the sockets: the first sockets take one more (place_local_rank).
+  EXPECT_EQ(*generate_cpu_list(aurora_node(), 1), "list:1-51");
+  EXPECT_EQ(*generate_cpu_list(aurora_node(), 3), "list:1-25:26-50:53-103");
   NodeShape node;
   node.sockets = 1;
   node.cores_per_socket = 8;
@@ -32,8 +35,9 @@ TEST(GenerateCpuList, SplitsSocketsEvenly) {
 }
 
 TEST(GenerateCpuList, RefusesWhatCannotBePlaced) {
-  EXPECT_FALSE(generate_cpu_list(aurora_node(), 3));    // not divisible by sockets
-  EXPECT_FALSE(generate_cpu_list(aurora_node(), 200));  // more ranks than cores
+  EXPECT_FALSE(generate_cpu_list(aurora_node(), 200));    // more ranks than cores
+  EXPECT_FALSE(generate_cpu_list(aurora_node(), 3, 26));  // socket 0's two ranks need 52 of its 51 cores
+  EXPECT_TRUE(generate_cpu_list(aurora_node(), 3, 25));
 }
 
 TEST(GenerateCpuList, LeavesServiceCoresOutAndSplitsBlocksAroundThem) {

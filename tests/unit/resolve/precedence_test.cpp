@@ -137,8 +137,15 @@ TEST(Resolve, CpuBindingFollowsAnExplicitCpusPerRankOrFailsLoudly) {
             std::string::npos)
       << eight;
   EXPECT_EQ(test::resolve_layers({base, {}, {"cpu_bind=depth"}, ""}).spec.cpu_bind->value, "depth");
-  std::string messages = test::error_messages([&] { test::resolve_layers({base, {}, {"ranks_per_node=5"}, ""}); });
-  EXPECT_NE(messages.find("cannot bind 5 rank(s) per node on a 'aurora' node"), std::string::npos) << messages;
+  // 5 ranks are 3 on socket 0 and 2 on socket 1 (resolve/rank_placement.hpp); 3 x 16 cores do not fit
+  // socket 0's 47.
+  EXPECT_EQ(test::resolve_layers({base, {}, {"ranks_per_node=5"}, ""}).spec.cpu_bind->value,
+            "list:1-15:16-30:31-45:53-75:76-98");
+  std::string messages = test::error_messages([&] {
+    test::resolve_layers({base, {}, {"ranks_per_node=5", "cpus_per_rank=16"}, ""});
+  });
+  EXPECT_NE(messages.find("cannot bind 5 rank(s) per node x 16 cpus on a 'aurora' node"), std::string::npos)
+      << messages;
   EXPECT_EQ(test::resolve_layers({base, {}, {"ranks_per_node=5", "cpu_bind=none"}, ""}).spec.cpu_bind->value, "none");
 }
 

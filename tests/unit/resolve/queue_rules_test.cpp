@@ -120,8 +120,9 @@ TEST(QueueRules, AuroraEnvironmentFollowsNodesAndRanksPerNode) {
   EXPECT_EQ(env_value(one, "ZE_FLAT_DEVICE_HIERARCHY"), "FLAT");
   EXPECT_EQ(env_value(one, "CCL_OP_SYNC"), "");
   ResolvedJob two = test::resolve_layers({spec, {}, {"nodes=2"}, ""});
-  EXPECT_EQ(env_value(two, "CCL_ATL_SYNC_COLL"), "1");
-  EXPECT_EQ(env_value(two, "CCL_OP_SYNC"), "1");
+  // ALCF's oneCCL page (2026-08-19) lists these two as "application-dependent": opt-in, never defaults.
+  EXPECT_EQ(env_value(two, "CCL_ATL_SYNC_COLL"), "");
+  EXPECT_EQ(env_value(two, "CCL_OP_SYNC"), "");
   EXPECT_EQ(env_value(two, "CCL_KVS_CONNECTION_TIMEOUT"), "600");
   ResolvedJob six = test::resolve_layers({spec, {}, {"ranks_per_node=6"}, ""});
   EXPECT_EQ(env_value(six, "ZE_FLAT_DEVICE_HIERARCHY"), "COMPOSITE");

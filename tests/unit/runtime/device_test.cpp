@@ -15,13 +15,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Devices& devices_of(const std::string& system) {
-  return test::builtin_catalog().system(system).node.devices;
-}
-
 struct Case {
   const char* system;
   long local_rank;
+  long local_world_size;
   std::map<std::string, std::string> env;
   const char* torch_device;
   const char* variable;  // "" when nothing is exported
@@ -29,14 +26,17 @@ struct Case {
 };
 
 void PrintTo(const Case& c, std::ostream* out) {
-  *out << c.system << " local rank " << c.local_rank;
+  *out << c.system << " local rank " << c.local_rank << " of " << c.local_world_size;
 }
 
 class ChooseDevice : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ChooseDevice, FollowsTheSiteRules) {
   const Case& c = GetParam();
-  DeviceChoice choice = choose_device(devices_of(c.system), c.local_rank, table_env(c.env));
+  const SystemProfile& profile = test::builtin_catalog().system(c.system);
+  Devices devices = profile.node.devices.for_ranks_per_node(c.local_world_size);
+  DeviceChoice choice =
+      choose_device(devices, profile.node.sockets, c.local_rank, c.local_world_size, table_env(c.env));
   EXPECT_EQ(choice.torch_device, c.torch_device);
   if (std::string(c.variable).empty()) {
     EXPECT_FALSE(choice.visibility);
@@ -53,20 +53,24 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // Aurora FLAT mode: every rank sees all 12 tiles and uses its local rank, as ALCF's PyTorch DDP
         // example does; no per-rank ZE_AFFINITY_MASK (PyTorch warns about one inside frameworks).
-        Case{"aurora", 0, {}, "xpu:0", "", ""}, Case{"aurora", 11, {}, "xpu:11", "", ""},
-        Case{"sunspot", 5, {}, "xpu:5", "", ""},
+        Case{"aurora", 0, 12, {}, "xpu:0", "", ""}, Case{"aurora", 11, 12, {}, "xpu:11", "", ""},
+        Case{"sunspot", 5, 12, {}, "xpu:5", "", ""},
+        // Fewer ranks: the tile of the rank's socket (tiles 6-11 are socket 1's), not tile i for rank i.
+        Case{"aurora", 1, 2, {}, "xpu:6", "", ""}, Case{"sunspot", 2, 4, {}, "xpu:6", "", ""},
+        // 6 ranks: whole GPUs (COMPOSITE), GPU i for local rank i.
+        Case{"aurora", 4, 6, {}, "xpu:4", "", ""},
         // Polaris: GPU order is reversed relative to NUMA: local rank r uses GPU 3 - r.
-        Case{"polaris", 0, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
-        Case{"polaris", 3, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "0"},
+        Case{"polaris", 0, 4, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
+        Case{"polaris", 3, 4, {}, "cuda:0", "CUDA_VISIBLE_DEVICES", "0"},
         // Perlmutter: every rank sees all four (CUDA IPC), reversed, and picks by local rank.
-        Case{"perlmutter", 1, {}, "cuda:1", "CUDA_VISIBLE_DEVICES", "3,2,1,0"},
+        Case{"perlmutter", 1, 4, {}, "cuda:1", "CUDA_VISIBLE_DEVICES", "3,2,1,0"},
         // Frontier: srun --gpu-bind=closest leaves one GPU visible: index 0, nothing exported.
-        Case{"frontier", 5, {{"ROCR_VISIBLE_DEVICES", "5"}}, "cuda:0", "", ""},
+        Case{"frontier", 5, 8, {{"ROCR_VISIBLE_DEVICES", "5"}}, "cuda:0", "", ""},
         // Frontier without launcher binding: pick by local rank among all eight.
-        Case{"frontier", 5, {}, "cuda:5", "", ""},
+        Case{"frontier", 5, 8, {}, "cuda:5", "", ""},
         // A launcher that left several devices visible: choose among those, keeping their ids.
-        Case{"polaris", 1, {{"CUDA_VISIBLE_DEVICES", "2,3"}}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
-        Case{"slurm", 0, {}, "cpu", "", ""}));
+        Case{"polaris", 1, 4, {{"CUDA_VISIBLE_DEVICES", "2,3"}}, "cuda:0", "CUDA_VISIBLE_DEVICES", "3"},
+        Case{"slurm", 0, 1, {}, "cpu", "", ""}));
 
 // select: index leaves the variable unset only when the order is 0, 1, 2, … : an ascending order with
 // gaps (a site that hides a broken GPU) must still be exported, or index 1 would be device 1, not 2.
@@ -77,12 +81,12 @@ TEST(ChooseDevice, AnIndexOrderWithGapsIsExported) {
   devices.visibility = "CUDA_VISIBLE_DEVICES";
   devices.select = "index";
   devices.order = {0, 2};
-  DeviceChoice choice = choose_device(devices, 1, table_env({}));
+  DeviceChoice choice = choose_device(devices, 1, 1, 2, table_env({}));
   ASSERT_TRUE(choice.visibility);
   EXPECT_EQ(choice.visibility->second, "0,2");
   EXPECT_EQ(choice.torch_device, "cuda:1");
   devices.order = {0, 1};
-  EXPECT_FALSE(choose_device(devices, 1, table_env({})).visibility) << "the natural order needs no variable";
+  EXPECT_FALSE(choose_device(devices, 1, 1, 2, table_env({})).visibility) << "the natural order needs no variable";
 }
 
 fs::path fake_node(const std::string& name) {

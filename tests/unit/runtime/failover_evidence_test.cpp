@@ -83,7 +83,7 @@ TEST(OutputEvidence, TheShippedAuroraPatternsNameHostsInTheirOtherForms) {
   std::vector<std::string> hosts = {"x4102c5s2b0n0.hsn.cm.aurora.alcf.anl.gov",
                                     "x4102c5s3b0n0.hsn.cm.aurora.alcf.anl.gov"};
   Failover failover = aurora_failover();
-  ASSERT_EQ(failover.patterns.size(), 2u);
+  ASSERT_EQ(failover.patterns.size(), 6u);
   NodeNames names(hosts, failover);
   OutputEvidence output(failover, names, "");
   // In pieces, as pipes deliver it.
@@ -99,6 +99,53 @@ TEST(OutputEvidence, TheShippedAuroraPatternsNameHostsInTheirOtherForms) {
             "pals-shepherd-killed: x4102c5s3b0n0.hostmgmt2042.cm.aurora.alcf.anl.gov: shepherd died from signal 9");
   EXPECT_TRUE(output.ignored().empty());
 }
+
+// PALS's ping failures, each line exactly as ALCF's known-issues page quotes it (argonne-lcf/user-guides
+// 2026-08-19, docs/aurora/known-issues.md, "Ping Failures" and "Known Issues"), with the node it proves
+// bad: the child or peer that did not answer, or the node the application is gone from.
+struct PingCase {
+  const char* pattern;
+  const char* line;
+  const char* node;
+};
+
+class AuroraPingFailure : public ::testing::TestWithParam<PingCase> {};
+
+TEST_P(AuroraPingFailure, NamesTheDeadNode) {
+  const PingCase& c = GetParam();
+  // The allocation holds both hosts a line names, so the test sees which one the pattern blames.
+  std::vector<std::string> hosts = {
+      "x4707c6s4b0n0.hsn.cm.aurora.alcf.anl.gov", "x4707c7s6b0n0.hsn.cm.aurora.alcf.anl.gov",
+      "x4212c7s0b0n0.hsn.cm.aurora.alcf.anl.gov", "x4304c1s6b0n0.hsn.cm.aurora.alcf.anl.gov",
+      "x4307c2s6b0n0.hsn.cm.aurora.alcf.anl.gov", "x4616c0s4b0n0.hsn.cm.aurora.alcf.anl.gov"};
+  Failover failover = aurora_failover();
+  NodeNames names(hosts, failover);
+  OutputEvidence output(failover, names, "");
+  output.feed(std::string(c.line) + "\n");
+  output.finish();
+  ASSERT_EQ(output.evidence().size(), 1u) << c.line;
+  EXPECT_EQ(output.evidence()[0].host, std::string(c.node) + ".hsn.cm.aurora.alcf.anl.gov");
+  EXPECT_EQ(output.evidence()[0].detail, std::string(c.pattern) + ": " + c.line);
+  EXPECT_TRUE(output.suspects().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KnownIssuesPage, AuroraPingFailure,
+    ::testing::Values(
+        PingCase{
+            "pals-ping-forward-failed",
+            "ping failed on x4707c6s4b0n0: Couldn't forward RPC ping(24c93b8c-3434-4fb5-a8f0-53cff4cbbe42) to child "
+            "x4707c7s6b0n0.hostmgmt2707.cm.aurora.alcf.anl.gov: Resource temporarily unavailable",
+            "x4707c7s6b0n0"},
+        PingCase{"pals-ping-timeout",
+                 "ping RPC timeout from x4212c7s0b0n0.hostmgmt2212.cm.aurora.alcf.anl.gov after 120s", "x4212c7s0b0n0"},
+        PingCase{
+            "pals-ping-no-reply",
+            "ping failed on x4304c1s6b0n0: No reply from x4307c2s6b0n0.hostmgmt2307.cm.aurora.alcf.anl.gov after 87s",
+            "x4307c2s6b0n0"},
+        PingCase{"pals-ping-application-not-found",
+                 "ping failed on x4616c0s4b0n0: Application 047a3c9f-fb41-4595-a2ad-4a4d0ec1b6c1 not found",
+                 "x4616c0s4b0n0"}));
 
 TEST(OutputEvidence, AnAddressThatIsNoHostOfTheAllocationIsIgnoredOnce) {
   std::vector<std::string> hosts = {"localhost"};  // resolves to 127.0.0.1 (and ::1)

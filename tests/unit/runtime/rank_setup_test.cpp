@@ -48,7 +48,10 @@ TEST(RankSetup, AuroraRankOnSecondNode) {
   EXPECT_EQ(env["TORCH_BACKEND"], "xccl");
   EXPECT_EQ(env["CCL_PROCESS_LAUNCHER"], "pmix");
   EXPECT_EQ(env["ZE_FLAT_DEVICE_HIERARCHY"], "FLAT");
-  EXPECT_EQ(env["CCL_OP_SYNC"], "1") << "multi-node oneCCL settings on a 2-node job";
+  EXPECT_EQ(env["CCL_KVS_CONNECTION_TIMEOUT"], "600") << "multi-node oneCCL settings on a 2-node job";
+  // ALCF's oneCCL page lists them as "application-dependent": the job opts in through its env.
+  EXPECT_EQ(env.count("CCL_OP_SYNC"), 0u);
+  EXPECT_EQ(env.count("CCL_ATL_SYNC_COLL"), 0u);
   EXPECT_EQ(env.count("FI_MR_CACHE_MONITOR"), 0u) << "a value the job set itself is left alone";
 }
 
@@ -64,7 +67,29 @@ TEST(RankSetup, AuroraSixRanksPerNodeDriveWholeGpus) {
                                       {"PBS_NODEFILE", hosts}}));
   EXPECT_EQ(env["ZE_FLAT_DEVICE_HIERARCHY"], "COMPOSITE");
   EXPECT_EQ(env["TORCH_DEVICE"], "xpu:4");
-  EXPECT_EQ(env.count("CCL_OP_SYNC"), 0u);
+  EXPECT_EQ(env.count("CCL_KVS_CONNECTION_TIMEOUT"), 0u) << "one node: no multi-node settings";
+}
+
+// The device follows the socket of the rank's cores: with 2 ranks per node local rank 1 is bound to
+// socket 1 (cpus 53-99) and uses tile 6, the first of socket 1's GPUs 3-5 (ALCF Aurora "Running Jobs").
+TEST(RankSetup, AuroraTwoRanksPerNodeTakeATileOfTheirSocket) {
+  std::string hosts = nodefile("x4102c5s0b0n0\n");
+  RankSetup setup = on("aurora", {{"PALS_RANKID", "1"},
+                                  {"PALS_LOCAL_RANKID", "1"},
+                                  {"PALS_NODEID", "0"},
+                                  {"PMI_RANK", "1"},
+                                  {"PMI_SIZE", "2"},
+                                  {"PMI_LOCAL_SIZE", "2"},
+                                  {"PBS_JOBID", "1.aurora-pbs-0001"},
+                                  {"PBS_NODEFILE", hosts}});
+  auto env = exports_of(setup);
+  EXPECT_EQ(env["TORCH_DEVICE"], "xpu:6");
+  EXPECT_EQ(env.count("ZE_AFFINITY_MASK"), 0u);
+  EXPECT_EQ(env["ZE_FLAT_DEVICE_HIERARCHY"], "FLAT");
+  bool noted = false;
+  for (const auto& note : setup.notes)
+    noted = noted || note.find("local rank 1 (socket 1) uses index 6") != std::string::npos;
+  EXPECT_TRUE(noted) << "ezpz exec --print says why";
 }
 
 TEST(RankSetup, PolarisReversedGpuAndNcclEnvironment) {
