@@ -1,7 +1,5 @@
 // `ezpz doctor`: check this machine (and with --all-nodes every node of the allocation) for what makes
 // jobs fail before their first step (doctor/doctor.hpp, docs/doctor.md).
-#include <pwd.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <iostream>
@@ -35,14 +33,14 @@ struct DoctorCommandOptions {
   std::string python = "python3";
 };
 
-// The name of the user this process runs as (whose jobs the caps check counts); "" when the password
-// database does not know the uid.
-std::string user_name() {
-  passwd entry{};
-  passwd* found = nullptr;
-  char buffer[4096];
-  if (getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &found) != 0 || found == nullptr) return "";
-  return found->pw_name;
+// The name of the user this process runs as (whose jobs the caps check counts), as `id -un` says; ""
+// when it cannot. Not getpwuid_r: ezpz is linked statically, and glibc then loads the host's NSS
+// modules into it, which crashed (libnss_systemd, for a uid without an /etc/passwd entry:
+// e2e.profile_other_user_test).
+std::string user_name(ProcessRunner& runner) {
+  ProcessResult result = runner.run({"id", "-un"});
+  std::string name = trim(result.out);
+  return result.exit_code == 0 && !name.empty() && name.find_first_of(" \t\n") == std::string::npos ? name : "";
 }
 
 // The system checked against, and why: --system, $EZPZ_SYSTEM, the spec's, else detection.
@@ -127,9 +125,9 @@ int run_doctor_command(const DoctorCommandOptions& options) {
   inputs.catalog = &installation.catalog;
   inputs.env = process_env();
   inputs.node = node_name(inputs.env);
-  inputs.user = user_name();
   SystemProcessRunner runner;  // each program the checks ask: $EZPZ_SCHEDULER_TIMEOUT, else 120 s
   inputs.runner = &runner;
+  inputs.user = user_name(runner);
   inputs.binaries = options.binaries;
   inputs.python = options.python;
   try {
