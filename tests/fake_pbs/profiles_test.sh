@@ -19,13 +19,13 @@ unset FAKE_PBS_SERVER
 server=fakepbs-0001.hostmgmt.cm.example
 
 # The site-defined resources of each system's PBS server (ALCF user guides: Aurora/Sunspot/Sophia take
-# -l filesystems=…, Polaris also select=…:system=polaris). A system not listed gets a generic OpenPBS
+# -l filesystems=…, Polaris and Crux also select=…:system=NAME). A system not listed gets a generic OpenPBS
 # server without site resources: a profile that emits one fails here with
 # "qsub: Unknown resource Resource_List.NAME" until the resource is added below.
 site_resources() {
   case $1 in
     aurora | sunspot | sophia) echo "filesystems job" ;;
-    polaris) printf 'filesystems job\nsystem host\n' ;;
+    polaris | crux) printf 'filesystems job\nsystem host\n' ;;
     *) echo "# generic OpenPBS: no site-defined resources" ;;
   esac
 }
@@ -58,7 +58,7 @@ check_job() {
   expect "$what: filesystems" "$attrs" 'd["Resource_List"]["filesystems"]' "$(json "$resolved" 'd["filesystems"]')"
   expect "$what: place" "$attrs" 'd["Resource_List"]["place"]' scatter
   case $system in
-    aurora | sunspot | sophia) expect "$what: -k doe" "$attrs" 'd["Keep_Files"]' doe ;;
+    aurora | sunspot | sophia | crux) expect "$what: -k doe" "$attrs" 'd["Keep_Files"]' doe ;;
   esac
   expect "$what: no directive after the first command" "$attrs" 'len(d["fake"]["ignored_directives"])' 0
   check "$what: schedulers/pbs.yaml's job_id_pattern takes the id" grep -Eqx -- "$job_id_pattern" <<<"$job"

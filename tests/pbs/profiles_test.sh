@@ -22,7 +22,7 @@ python=/usr/bin/python3
 filesystems_of() {
   case $1 in
     aurora) echo "filesystems: [home, flare]" ;;
-    polaris | sophia) echo "filesystems: [home, eagle]" ;;
+    polaris | sophia | crux) echo "filesystems: [home, eagle]" ;;
   esac
 }
 
@@ -129,8 +129,8 @@ check "schedulers/pbs.yaml has a job_id_pattern" test -n "$job_id_pattern"
 check "qsub is OpenPBS's, from /opt/pbs" test "$(command -v qsub)" = /opt/pbs/bin/qsub
 
 mapfile -t systems < <("$ezpz" systems list | awk 'NR > 1 && $2 == "pbs" { print $1 }')
-check "the PBS profiles are aurora, polaris, sophia, sunspot and pbs (got ${systems[*]})" \
-  test "$(printf '%s\n' "${systems[@]}" | sort | tr '\n' ' ')" = "aurora pbs polaris sophia sunspot "
+check "the PBS profiles are aurora, crux, polaris, sophia, sunspot and pbs (got ${systems[*]})" \
+  test "$(printf '%s\n' "${systems[@]}" | sort | tr '\n' ' ')" = "aurora crux pbs polaris sophia sunspot "
 variants=0
 for system in "${systems[@]}"; do
   spec=$userdir/$system.yaml

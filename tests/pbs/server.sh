@@ -25,7 +25,7 @@ pbs_home=/var/spool/pbs
 host=${EZPZ_PBS_HOST:-ezpz-pbs}
 user=${EZPZ_PBS_USER:-ezpzpbs}
 # The PBS profiles whose queues the server gets.
-profiles=(aurora sunspot polaris sophia pbs)
+profiles=(aurora sunspot polaris sophia crux pbs)
 # The order stop ends them in: jobs' MoM first, the server (which stops using the database) before
 # PostgreSQL.
 daemons=(pbs_mom pbs_sched pbs_server.bin pbs_comm pbs_ds_monitor postgres)

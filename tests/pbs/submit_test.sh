@@ -274,7 +274,8 @@ f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["check"] == "sched
 assert f["status"] == "ok" and f["finding"].startswith("qstat -B answered"), f' "$workdir/doctor.json"
 
 # --- the server's limits and queues: loud failures that keep the script ---
-ezpz submit ok.yaml --set queue=debug --set nodes=3 >"$workdir/limit.out" 2>"$workdir/limit.err" </dev/null
+# The server's debug queue takes what any profile's does: 8 nodes and 2 h (Crux).
+ezpz submit ok.yaml --set queue=debug --set nodes=9 >"$workdir/limit.out" 2>"$workdir/limit.err" </dev/null
 rc=$?
 check "more nodes than queue debug allows: exit 1 (got $rc: $(head -c 400 "$workdir/limit.err"))" test "$rc" -eq 1
 check "more nodes than queue debug allows: qsub's own message is shown" \
@@ -282,8 +283,8 @@ check "more nodes than queue debug allows: qsub's own message is shown" \
 check "more nodes than queue debug allows: nothing on stdout" test ! -s "$workdir/limit.out"
 kept=$(grep -o "kept at .*" "$workdir/limit.err" | cut -d' ' -f3)
 check "the refused script is kept ($kept)" test -s "$kept"
-ezpz submit ok.yaml --set queue=debug --set walltime=2h >/dev/null 2>"$workdir/limit.err" </dev/null
-check "a walltime over queue debug's 1 h: exit 1 and qsub's message ($(head -c 300 "$workdir/limit.err"))" \
+ezpz submit ok.yaml --set queue=debug --set walltime=3h >/dev/null 2>"$workdir/limit.err" </dev/null
+check "a walltime over queue debug's 2 h: exit 1 and qsub's message ($(head -c 300 "$workdir/limit.err"))" \
   grep -q "Job violates queue and/or server resource limits" "$workdir/limit.err"
 ezpz submit ok.yaml --set queue=nope >/dev/null 2>"$workdir/nope.err" </dev/null
 check "an unknown queue: exit 1 and qsub's message ($(head -c 300 "$workdir/nope.err"))" grep -q "Unknown queue" "$workdir/nope.err"

@@ -70,7 +70,7 @@ def test_version_is_the_library_version():
 def test_systems_lists_every_shipped_profile():
     names = [system["name"] for system in ezpz.systems()]
     assert names == sorted(names)
-    for name in ("aurora", "polaris", "sunspot", "frontier", "perlmutter", "slurm", "pbs", "local"):
+    for name in ("aurora", "polaris", "sunspot", "sophia", "crux", "frontier", "perlmutter", "slurm", "pbs", "local"):
         assert name in names
     aurora = next(system for system in ezpz.systems() if system["name"] == "aurora")
     assert aurora["scheduler"] == "pbs"

@@ -131,8 +131,10 @@ std::string node_answer(const std::string& node, const std::vector<Finding>& fin
 std::vector<NodeFindings> read_node_answers(const std::string& out) {
   std::vector<NodeFindings> answers;
   for (const auto& line : split(out, '\n')) {
-    if (!starts_with(line, k_answer_marker)) continue;
-    nlohmann::json json = nlohmann::json::parse(line.substr(k_answer_marker.size()), nullptr, false);
+    // A launcher may put its own label before a task's line (PALS --label on Polaris: "<host> <rank>: ").
+    size_t at = line.find(k_answer_marker);
+    if (at == std::string::npos) continue;
+    nlohmann::json json = nlohmann::json::parse(line.substr(at + k_answer_marker.size()), nullptr, false);
     if (!json.is_object() || !json.contains("node") || !json["node"].is_string() || !json.contains("finding")) continue;
     Finding finding;
     try {

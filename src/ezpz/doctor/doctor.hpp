@@ -75,8 +75,8 @@ struct NodeFindings {
 // 300 characters).
 std::string node_answer(const std::string& node, const std::vector<Finding>& findings);
 
-// Reads every node's answer from the launcher's output (node_answer's lines, in any order, mixed with
-// other output, which is ignored).
+// Reads every node's answer from the launcher's output (node_answer's lines, in any order, each perhaps
+// behind a launcher's label, mixed with other output, which is ignored).
 std::vector<NodeFindings> read_node_answers(const std::string& out);
 
 // What differs between nodes, and what is wrong on all of them: for each check whose status is not the

@@ -63,6 +63,18 @@ TEST(Doctor, AnswerLinesStayShortAndTwoNodesLinesMayMix) {
   EXPECT_EQ(answers[1].findings[0].finding.size(), 300u + std::string("…").size());
 }
 
+TEST(Doctor, AnswersBehindALaunchersLabelAreRead) {
+  // PALS --label (Polaris's launcher.args) prefixes each line "<host> <rank>: "; srun --label "<task>: ".
+  std::string out = "x3005c0s31b1n0.hsn.cm.polaris.alcf.anl.gov 0: " +
+                    answer_line("x3005c0s31b1n0", {finding("devices", CheckStatus::ok, "sees 4")}) +
+                    "1: " + answer_line("x3005c0s37b0n0", {finding("devices", CheckStatus::warn, "sees 3")});
+  auto answers = read_node_answers(out);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].node, "x3005c0s31b1n0");
+  EXPECT_EQ(answers[1].node, "x3005c0s37b0n0");
+  EXPECT_EQ(answers[1].findings[0].finding, "sees 3");
+}
+
 TEST(Doctor, ANodeWithoutAnAnswerIsAnError) {
   auto answers = read_node_answers(answer_line("n1", {finding("devices", CheckStatus::ok, "sees 2")}));
   auto differences = node_differences({"n1", "n2"}, answers);

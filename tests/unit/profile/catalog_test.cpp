@@ -41,7 +41,7 @@ void write(const fs::path& path, const std::string& text) {
 TEST(Catalog, CompilesInEveryProfileOfTheSourceTree) {
   EXPECT_EQ(test::builtin_catalog().system_names(), k_shipped);
   for (const char* name :
-       {"aurora", "sunspot", "polaris", "sophia", "frontier", "perlmutter", "slurm", "pbs", "local"}) {
+       {"aurora", "sunspot", "polaris", "sophia", "crux", "frontier", "perlmutter", "slurm", "pbs", "local"}) {
     EXPECT_NE(std::find(k_shipped.begin(), k_shipped.end(), name), k_shipped.end()) << name;
   }
 }

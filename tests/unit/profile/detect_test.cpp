@@ -50,6 +50,13 @@ INSTANTIATE_TEST_SUITE_P(
              "node17",
              "sophia"},
         Case{{}, "sophia-login-01", "sophia"}, Case{{{"PBS_JOBID", "31415.server"}}, "sophia-gpu-07", "sophia"},
+        // Crux: a job (its id names the server, ALCF's python.md) on a compute node, a job submitted from
+        // a login node, and the login node itself (crux-uan-0001: argonne-lcf/user-guides #1271).
+        Case{{{"PBS_JOBID", "12345.crux-pbs-0001.head.cm.crux.alcf.anl.gov"}}, "x1000c0s0b1n1", "crux"},
+        Case{{{"PBS_JOBID", "12345.server"}, {"PBS_O_HOST", "crux-uan-0002.head.cm.crux.alcf.anl.gov"}},
+             "node17",
+             "crux"},
+        Case{{}, "crux-uan-0001", "crux"},
         // nid hostnames alone say nothing: LUMI and Alps use them too.
         Case{{}, "nid001234", "local"}, Case{{{"SLURM_JOB_ID", "42"}}, "nid001234", "slurm"},
         Case{{}, "frontier08538", "frontier"},
