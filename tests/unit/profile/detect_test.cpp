@@ -57,6 +57,9 @@ INSTANTIATE_TEST_SUITE_P(
              "node17",
              "crux"},
         Case{{}, "crux-uan-0001", "crux"},
+        // Sunspot's compute nodes (x1921…, x1922…); a Crux compute node outside a job (x1000…, the same
+        // HPE Cray EX form) is not Sunspot's.
+        Case{{}, "x1921c1s0b0n0", "sunspot"}, Case{{}, "x1000c0s0b1n1", "local"},
         // nid hostnames alone say nothing: LUMI and Alps use them too.
         Case{{}, "nid001234", "local"}, Case{{{"SLURM_JOB_ID", "42"}}, "nid001234", "slurm"},
         Case{{}, "frontier08538", "frontier"},
