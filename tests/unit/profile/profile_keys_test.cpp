@@ -49,13 +49,15 @@ std::set<std::string> leaves(const std::set<std::string>& keys) {
 template <class Read>
 std::set<std::string> reader_keys(const std::string& root, const std::string& probe, Read read) {
   std::set<std::string> keys;
-  SectionObserver previous = observe_sections([&](std::string_view what, const std::vector<std::string>& names) {
+  struct Observing {
+    SectionObserver previous;
+    ~Observing() { observe_sections(std::move(previous)); }
+  } observing{observe_sections([&](std::string_view what, const std::vector<std::string>& names) {
     std::string section = what == root ? std::string() : doc_section(std::string(what)) + ".";
     for (const auto& name : names) keys.insert(section + name);
-  });
+  })};
   Diagnostics diagnostics;
   read(parse_yaml(make_source("probe.yaml", probe)), diagnostics);  // errors expected: the probe is empty
-  observe_sections(previous);
   return leaves(keys);
 }
 
