@@ -410,11 +410,21 @@ std::optional<std::vector<std::string>> read_string_list(const YamlNode& node, s
   return values;
 }
 
+namespace {
+thread_local SectionObserver t_section_observer;
+}  // namespace
+
+SectionObserver observe_sections(SectionObserver observer) {
+  std::swap(observer, t_section_observer);
+  return observer;
+}
+
 bool read_section(const YamlNode& node, std::string_view what, const std::vector<KeyHandler>& handlers,
                   Diagnostics& diagnostics) {
-  if (!expect_map(node, what, diagnostics)) return false;
   std::vector<std::string> keys;
   for (const auto& handler : handlers) keys.push_back(handler.key);
+  if (t_section_observer) t_section_observer(what, keys);
+  if (!expect_map(node, what, diagnostics)) return false;
   check_keys(node, keys, diagnostics, what);
   for (const auto& entry : node.entries) {
     if (entry.value.is_null()) continue;

@@ -112,4 +112,10 @@ struct KeyHandler {
 bool read_section(const YamlNode& node, std::string_view what, const std::vector<KeyHandler>& handlers,
                   Diagnostics& diagnostics);
 
+// Told of each section read_section reads (its name and its table's keys, even when the node is not a
+// map): how a test lists the keys a reader accepts, to check the docs that list them
+// (tests/unit/profile/profile_keys_test.cpp). Sets this thread's observer; returns the one it replaces.
+using SectionObserver = std::function<void(std::string_view what, const std::vector<std::string>& keys)>;
+SectionObserver observe_sections(SectionObserver observer);
+
 }  // namespace ezpz::core
