@@ -230,11 +230,22 @@ check "the second attempt ran without $killed and the launch exited 0" \
 
 # 6. Rank 0 fails in the first attempt; the others ignore SIGTERM, so slurmstepd kills them after
 # KillWait and every node's tasks read "Killed". The second attempt (the marker exists) succeeds.
+# Rank 0 fails only once every other rank ignores SIGTERM (its file in trapped/): on a loaded machine a
+# rank could otherwise get the SIGTERM before its trap, and read "Terminated".
+mkdir -p "$workdir/trapped"
 cat >"$workdir/teardown_rank.sh" <<SH
 #!/bin/bash
 trap '' TERM
 if [[ -e $workdir/teardown.mark ]]; then echo "rank \$RANK ok"; exit 0; fi
-if [[ \$RANK == 0 ]]; then sleep 2; touch $workdir/teardown.mark; exit 1; fi
+touch "$workdir/trapped/\$RANK"
+if [[ \$RANK == 0 ]]; then
+  for _ in \$(seq 300); do
+    (( \$(ls "$workdir/trapped" | wc -l) >= WORLD_SIZE )) && break
+    sleep 0.1
+  done
+  touch $workdir/teardown.mark
+  exit 1
+fi
 sleep 60
 SH
 chmod +x "$workdir/teardown_rank.sh"
