@@ -12,7 +12,7 @@ TEST(FakeRunner, AnswersTheStatedCallsInOrderAndRecordsThem) {
   test::FakeRunner runner;
   runner.expect({"scontrol", "-o"}, {1, "", "Invalid job id specified\n"});
   runner.expect({"sacct"}, {0, "FAILED|2:0\n", ""});
-  ProcessResult first = runner.run({"scontrol", "-o", "show", "job", "42"}, "/work");
+  ProcessResult first = runner.run({"scontrol", "-o", "show", "job", "42"}, "/home/me/job");
   ProcessResult second = runner.run({"sacct", "-j", "42"});
   EXPECT_EQ(first.exit_code, 1);
   EXPECT_EQ(first.err, "Invalid job id specified\n");
@@ -20,7 +20,7 @@ TEST(FakeRunner, AnswersTheStatedCallsInOrderAndRecordsThem) {
   EXPECT_EQ(second.out, "FAILED|2:0\n");
   ASSERT_EQ(runner.calls.size(), 2u);
   EXPECT_EQ(runner.calls[1], (std::vector<std::string>{"sacct", "-j", "42"}));
-  EXPECT_EQ(runner.cwds, (std::vector<std::string>{"/work", ""}));
+  EXPECT_EQ(runner.cwds, (std::vector<std::string>{"/home/me/job", ""}));
 }
 
 TEST(FakeRunner, ACallNobodyStatedFailsTheTest) {
