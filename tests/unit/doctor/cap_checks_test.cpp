@@ -39,7 +39,8 @@ struct CapsCheck : ::testing::Test {
 
 TEST_F(CapsCheck, ProdsProjectCapsAreCountedForTheSpecsAccountAndReachedOnesWarn) {
   with_spec("account: P\nqueue: prod\nnodes: 10\nfilesystems: [home]\n");
-  runner.answers.push_back({0, qstat({{10, "you", "P", "small", "R"}, {40, "me", "P", "prod", "Q"}}), ""});
+  runner.expect({"qstat", "-f", "-F", "json", "-t"},
+                {0, qstat({{10, "you", "P", "small", "R"}, {40, "me", "P", "prod", "Q"}}), ""});
   auto found = check_caps(inputs);
   ASSERT_EQ(runner.calls.size(), 1u);
   EXPECT_EQ(runner.calls[0], (std::vector<std::string>{"qstat", "-f", "-F", "json", "-t"}));
@@ -58,13 +59,13 @@ TEST_F(CapsCheck, ProdsProjectCapsAreCountedForTheSpecsAccountAndReachedOnesWarn
 }
 
 TEST_F(CapsCheck, WithoutASpecEveryQueueIsCountedForTheProjectsOfTheUsersJobs) {
-  runner.answers.push_back({0,
-                            qstat({{1, "me", "A", "debug-scaling", "H"},
-                                   {1, "me", "B", "capacity", "R"},
-                                   {1, "you", "C", "capacity", "R"},
-                                   {9, "them", "B", "preemptable", "Q"},
-                                   {8, "them", "A", "medium", "R"}}),
-                            ""});
+  runner.expect({"qstat", "-f", "-F", "json", "-t"}, {0,
+                                                      qstat({{1, "me", "A", "debug-scaling", "H"},
+                                                             {1, "me", "B", "capacity", "R"},
+                                                             {1, "you", "C", "capacity", "R"},
+                                                             {9, "them", "B", "preemptable", "Q"},
+                                                             {8, "them", "A", "medium", "R"}}),
+                                                      ""});
   auto found = check_caps(inputs);
   std::vector<std::string> warnings;
   for (const auto& f : found) {
@@ -94,19 +95,20 @@ TEST_F(CapsCheck, WithoutASpecEveryQueueIsCountedForTheProjectsOfTheUsersJobs) {
 
 TEST_F(CapsCheck, AListThatCannotBeAskedOrReadIsAWarningAndAQueueWithoutCapsNoLine) {
   with_spec("account: P\nqueue: prod\nnodes: 10\nfilesystems: [home]\n");
-  runner.answers.push_back({127, "", "qstat: not found"});
+  runner.expect({"qstat", "-f", "-F", "json", "-t"}, {127, "", "qstat: not found"});
   auto found = check_caps(inputs);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].status, CheckStatus::warn);
   EXPECT_NE(found[0].finding.find("qstat is not on PATH"), std::string::npos) << found[0].finding;
-  runner.answers.push_back({0, "not json", ""});
+  runner.expect({"qstat", "-f", "-F", "json", "-t"}, {0, "not json", ""});
   found = check_caps(inputs);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].finding.find("cannot read the answer of qstat -f -F json -t (pbs-json)"), std::string::npos)
       << found[0].finding;
   // OpenPBS 23.06 with its server stopped (tests/pbs): the JSON header on stdout, the reason on stderr.
-  runner.answers.push_back({255, "{\n\t\"timestamp\":\t1795951517,\n\t\"pbs_version\":\t\"23.06.06\",\n}\n",
-                            "Connection refused\nqstat: cannot connect to server ezpz-pbs (errno=15010)\n"});
+  runner.expect({"qstat", "-f", "-F", "json", "-t"},
+                {255, "{\n\t\"timestamp\":\t1795951517,\n\t\"pbs_version\":\t\"23.06.06\",\n}\n",
+                 "Connection refused\nqstat: cannot connect to server ezpz-pbs (errno=15010)\n"});
   found = check_caps(inputs);
   EXPECT_NE(found[0].finding.find("failed (exit code 255): qstat: cannot connect to server ezpz-pbs (errno=15010)"),
             std::string::npos)

@@ -89,7 +89,7 @@ TEST(DoctorEnvironment, EveryModuleIsLoadedAndTheFirstThatFailsIsNamed) {
   };
   for (const auto& c : cases) {
     test::FakeRunner runner;
-    runner.answers.push_back({0, c.out, ""});
+    runner.expect({"/bin/bash"}, {0, c.out, ""});
     auto found = check_modules(site.inputs("nologin", &runner));
     ASSERT_EQ(found.size(), 1u) << c.what;
     EXPECT_EQ(found[0].status, c.status) << c.what << ": " << found[0].finding;
@@ -109,8 +109,8 @@ TEST(DoctorEnvironment, AnEmptyModulepathInANonLoginShellSaysToUseALoginShell) {
   const std::string out =
       "ezpz-doctor module=yes\nezpz-doctor path=\n" + k_lmod_unknown + "ezpz-doctor loaded=conda/2025-09-25 status=1\n";
   test::FakeRunner runner;
-  runner.answers.push_back({0, out, ""});
-  runner.answers.push_back({0, out, ""});
+  runner.expect({"/bin/bash"}, {0, out, ""});
+  runner.expect({"/bin/bash", "-l"}, {0, out, ""});
   auto nologin = check_modules(site.inputs("nologin", &runner));
   ASSERT_EQ(nologin.size(), 1u);
   EXPECT_NE(nologin[0].remedy.find("the profile's shell '/bin/bash' is not a login shell"), std::string::npos)
@@ -127,7 +127,8 @@ TEST(DoctorEnvironment, AnEmptyModulepathInANonLoginShellSaysToUseALoginShell) {
 TEST(DoctorEnvironment, ImportTorchIsTriedInTheJobsEnvironment) {
   Site site;
   test::FakeRunner runner;
-  runner.answers.push_back(
+  runner.expect(
+      {"/bin/bash"},
       {0,
        "ezpz-doctor before=/usr/bin/python3\nezpz-doctor activated=/opt/fw\nezpz-doctor python=/opt/fw/bin/python3\n"
        "ezpz-doctor torch=error OSError: libmkl_intel_lp64.so.3: cannot open shared object file: No such file or "

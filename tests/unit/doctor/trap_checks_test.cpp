@@ -125,7 +125,7 @@ TEST(DoctorTraps, NcclLooksForItsNetworkPluginOnTheJobsLibraryPath) {
     Site site("nccl");
     for (const auto& file : c.files) site.library(file);
     test::FakeRunner runner;
-    runner.answers.push_back({0, answers(c.answers), ""});
+    runner.expect({"/bin/bash"}, {0, answers(c.answers), ""});
     DoctorInputs inputs = site.inputs("slingshot", "system: slingshot\nrun: [x]\nnodes: 2\n", &runner);
     auto found = check_nccl(inputs);
     ASSERT_GE(found.size(), 1u) << c.what;
@@ -147,13 +147,14 @@ TEST(DoctorTraps, NcclAsksOnlyWhereTheProfilesNetworkNeedsThePlugin) {
   EXPECT_EQ(one_node[0].status, CheckStatus::ok) << texts(one_node);
   EXPECT_TRUE(runner.calls.empty()) << "a one-node job's environment need not be asked";
   EXPECT_TRUE(check_nccl(site.inputs("plain", "", &runner)).empty());
-  runner.answers.push_back({0, answers({"library_path=/opt/ofi/lib", "nccl_net="}), ""});
+  runner.expect({"/bin/bash"}, {0, answers({"library_path=/opt/ofi/lib", "nccl_net="}), ""});
   auto defaults = check_nccl(site.inputs("slingshot", "", &runner));
   ASSERT_EQ(defaults.size(), 1u);
   EXPECT_EQ(defaults[0].status, CheckStatus::error) << texts(defaults);
   EXPECT_NE(defaults[0].finding.find("NCCL_NET='AWS Libfabric' in multi-node jobs"), std::string::npos)
       << texts(defaults);
-  runner.answers.push_back({1, "ezpz-doctor before=/usr/bin/python3\n", "setup.sh: line 3: nope: command not found\n"});
+  runner.expect({"/bin/bash"},
+                {1, "ezpz-doctor before=/usr/bin/python3\n", "setup.sh: line 3: nope: command not found\n"});
   auto failed = check_nccl(site.inputs("slingshot", "system: slingshot\nrun: [x]\nnodes: 2\n", &runner));
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].status, CheckStatus::warn) << "a setup that fails is the python check's error";
@@ -203,7 +204,7 @@ TEST(DoctorTraps, NcclSaysWhichNcclTorchRunsWith) {
     std::vector<std::string> lines = {"library_path=/opt/nccl/lib:/opt/ofi/lib", "nccl_net=AWS Libfabric"};
     lines.insert(lines.end(), c.answers.begin(), c.answers.end());
     test::FakeRunner runner;
-    runner.answers.push_back({0, answers(lines), ""});
+    runner.expect({"/bin/bash"}, {0, answers(lines), ""});
     auto found = check_nccl(site.inputs("slingshot", "system: slingshot\nrun: [x]\nnodes: 2\n", &runner));
     ASSERT_EQ(found.size(), 2u) << c.what << ": " << texts(found);
     EXPECT_EQ(found[0].status, CheckStatus::ok) << c.what << ": the plugin is there";
@@ -245,7 +246,7 @@ TEST(DoctorTraps, GpuMpiNeedsTheGtlLibraryWithCrayMpich) {
   for (const auto& c : cases) {
     Site site("gtl");
     test::FakeRunner runner;
-    runner.answers.push_back({0, answers(c.answers), ""});
+    runner.expect({"/bin/bash"}, {0, answers(c.answers), ""});
     auto found = check_gpu_mpi(site.inputs("plain", "", &runner));
     ASSERT_EQ(found.size(), 1u) << c.what;
     EXPECT_EQ(found[0].status, c.status) << c.what << ": " << texts(found);
@@ -257,7 +258,7 @@ TEST(DoctorTraps, GpuMpiNeedsTheGtlLibraryWithCrayMpich) {
   // --binary programs are checked instead of mpi4py, each on its own.
   Site site("gtl-binaries");
   test::FakeRunner runner;
-  runner.answers.push_back({0, answers({"gpu_support=1", "program=/a", cray, gtl, "program=/b", cray}), ""});
+  runner.expect({"/bin/bash"}, {0, answers({"gpu_support=1", "program=/a", cray, gtl, "program=/b", cray}), ""});
   DoctorInputs inputs = site.inputs("plain", "", &runner);
   inputs.binaries = {"/a", "/b"};
   auto found = check_gpu_mpi(inputs);

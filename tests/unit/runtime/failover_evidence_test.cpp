@@ -45,9 +45,9 @@ TEST(NodeStateEvidence, NamesBadStatesAndNodesTheJobLost) {
   std::vector<std::string> hosts = {"n1", "n2", "n3"};
   NodeNames names(hosts, {});
   test::FakeRunner runner;
-  runner.answers.push_back({0, "JobId=42 NodeList=n[1-2] BatchHost=n1\n", ""});
-  runner.answers.push_back(
-      {0, "NodeName=n1 State=IDLE\nNodeName=n2 State=ALLOCATED+DRAIN\nNodeName=n3 State=IDLE\n", ""});
+  runner.expect({"scontrol", "-o", "show", "job", "42"}, {0, "JobId=42 NodeList=n[1-2] BatchHost=n1\n", ""});
+  runner.expect({"scontrol", "-o", "show", "node", "n1,n2,n3"},
+                {0, "NodeName=n1 State=IDLE\nNodeName=n2 State=ALLOCATED+DRAIN\nNodeName=n3 State=IDLE\n", ""});
   std::string note;
   auto evidence = node_state_evidence(slurm, hosts, "42", names, runner, note);
   ASSERT_EQ(runner.calls.size(), 2u);
@@ -66,8 +66,8 @@ TEST(NodeStateEvidence, AFailingSchedulerProvesNothingAndSaysSo) {
   std::vector<std::string> hosts = {"x1.example", "x2.example"};
   NodeNames names(hosts, {});
   test::FakeRunner runner;
-  runner.answers.push_back({1, "", "qstat: Unknown Job Id"});
-  runner.answers.push_back({127, "", ""});
+  runner.expect({"qstat"}, {1, "", "qstat: Unknown Job Id"});
+  runner.expect({"pbsnodes", "-F", "json", "-v", "x1", "x2"}, {127, "", ""});
   std::string note;
   EXPECT_TRUE(node_state_evidence(pbs, hosts, "7.server", names, runner, note).empty());
   EXPECT_EQ(runner.calls[1], (std::vector<std::string>{"pbsnodes", "-F", "json", "-v", "x1", "x2"}));

@@ -79,7 +79,7 @@ TEST(BatchScript, SubmittedAsItIsWithHoldAfterAndARecord) {
   std::string text = "#!/bin/bash\n#SBATCH --job-name=train\n#SBATCH --output=%x-%j.out\nsrun hostname\n";
   std::string path = f.write("train.sh", text);
   test::FakeRunner runner;
-  runner.answers.push_back({0, "77\n", ""});
+  runner.expect({"sbatch", "--parsable"}, {0, "77\n", ""});
   JobRecord record =
       submit_script({path, "slurm", {"5", "6"}}, scheduler("slurm"), k_prefixes, runner, f.options(true));
   ASSERT_EQ(runner.calls.size(), 1u);
@@ -100,7 +100,7 @@ TEST(BatchScript, PbsAfterIsQsubsDependOptionAndTheFileNameIsTheDefaultName) {
   Fixture f;
   std::string path = f.write("run.pbs", "#!/bin/bash\n#PBS -l select=1\npython3 x.py\n");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "12.server\n", ""});
+  runner.expect({"qsub"}, {0, "12.server\n", ""});
   JobRecord record = submit_script({path, "polaris", {"11.server"}}, scheduler("pbs"), k_prefixes, runner, f.options());
   EXPECT_EQ(runner.calls[0], (std::vector<std::string>{"qsub", "-W", "depend=afterok:11.server", path}));
   EXPECT_EQ(record.name, "run.pbs");
@@ -113,8 +113,8 @@ TEST(BatchScript, PbsAfterIsQsubsDependOptionAndTheFileNameIsTheDefaultName) {
 TEST(BatchScript, PbsJoinedStreamsHaveOneFile) {
   Fixture f;
   test::FakeRunner runner;
-  runner.answers.push_back({0, "13.server\n", ""});
-  runner.answers.push_back({0, "14.server\n", ""});
+  runner.expect({"qsub"}, {0, "13.server\n", ""});
+  runner.expect({"qsub"}, {0, "14.server\n", ""});
   std::string joined = f.write("oe.sh", "#!/bin/bash\n#PBS -N j -j oe\nhostname\n");
   JobRecord record = submit_script({joined, "polaris", {}}, scheduler("pbs"), k_prefixes, runner, f.options());
   EXPECT_EQ(record.output, "/work/submit/j.o13");
@@ -174,7 +174,7 @@ TEST(BatchScript, AScriptOfAFewMebibytesIsSubmitted) {
   while (text.size() < (3u << 20)) text += "# a long comment line to make the script long, as generated scripts are\n";
   std::string path = f.write("long.sh", text + "hostname\n");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "78\n", ""});
+  runner.expect({"sbatch", "--parsable"}, {0, "78\n", ""});
   EXPECT_EQ(submit_script({path, "slurm", {}}, scheduler("slurm"), k_prefixes, runner, f.options()).job_id, "78");
 }
 
@@ -182,7 +182,7 @@ TEST(BatchScript, AFailedSubmissionSaysWhatRanAndKeepsTheRecord) {
   Fixture f;
   std::string path = f.write("job.sh", "#!/bin/bash\nsrun x\n");
   test::FakeRunner runner;
-  runner.answers.push_back({1, "", "sbatch: error: invalid partition specified: nope\n"});
+  runner.expect({"sbatch"}, {1, "", "sbatch: error: invalid partition specified: nope\n"});
   try {
     submit_script({path, "slurm", {}}, scheduler("slurm"), k_prefixes, runner, f.options());
     FAIL();

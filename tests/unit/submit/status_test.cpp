@@ -11,6 +11,11 @@
 namespace ezpz::core {
 namespace {
 
+// The program a scheduler's status is asked of (qstat, scontrol), as its description names it.
+std::string status_program(const std::string& scheduler) {
+  return test::builtin_catalog().scheduler(scheduler).status.at(0);
+}
+
 struct Case {
   const char* scheduler;
   ProcessResult answer;
@@ -27,7 +32,9 @@ class QueryStatus : public ::testing::TestWithParam<Case> {};
 TEST_P(QueryStatus, MapsTheSchedulersWordsToOurs) {
   const Case& c = GetParam();
   test::FakeRunner runner;
-  runner.answers.push_back(c.answer);
+  runner.expect({status_program(c.scheduler)}, c.answer);
+  // A Slurm job that scontrol no longer knows is asked of the accounting, which answers nothing here.
+  if (c.answer.exit_code != 0 && std::string(c.scheduler) == "slurm") runner.expect({"sacct"}, {0, "", ""});
   JobStatus status = query_status(test::builtin_catalog().scheduler(c.scheduler), "42", runner);
   EXPECT_EQ(job_state_name(status.state), c.state);
   if (c.exit_code < 0) {
@@ -93,8 +100,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {
   test::FakeRunner runner;
-  runner.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
-  runner.answers.push_back({0, "FAILED|2:0\n", ""});
+  runner.expect({"scontrol"}, {1, "", "slurm_load_jobs error: Invalid job id specified\n"});
+  runner.expect({"sacct"}, {0, "FAILED|2:0\n", ""});
   JobStatus status = query_status(test::builtin_catalog().scheduler("slurm"), "42", runner);
   EXPECT_EQ(job_state_name(status.state), "failed");
   EXPECT_EQ(status.exit_code, 2);
@@ -102,15 +109,15 @@ TEST(QueryStatus, SlurmAsksAccountingForAPurgedJob) {
   EXPECT_EQ(runner.calls[1][0], "sacct");
 
   test::FakeRunner no_accounting;
-  no_accounting.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
-  no_accounting.answers.push_back({1, "", "Slurm accounting storage is disabled\n"});
+  no_accounting.expect({"scontrol"}, {1, "", "slurm_load_jobs error: Invalid job id specified\n"});
+  no_accounting.expect({"sacct"}, {1, "", "Slurm accounting storage is disabled\n"});
   status = query_status(test::builtin_catalog().scheduler("slurm"), "42", no_accounting);
   EXPECT_EQ(job_state_name(status.state), "unknown");
   EXPECT_NE(status.detail.find("accounting storage is disabled"), std::string::npos) << status.detail;
 
   test::FakeRunner cancelled;
-  cancelled.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
-  cancelled.answers.push_back({0, "CANCELLED by 0|0:15\n", ""});
+  cancelled.expect({"scontrol"}, {1, "", "slurm_load_jobs error: Invalid job id specified\n"});
+  cancelled.expect({"sacct"}, {0, "CANCELLED by 0|0:15\n", ""});
   EXPECT_EQ(job_state_name(query_status(test::builtin_catalog().scheduler("slurm"), "42", cancelled).state),
             "cancelled");
 }
@@ -145,7 +152,7 @@ TEST(QueryStatus, AnAnswerAboutAnotherJobIsNotThisJobsState) {
   for (const auto& answer : answers) {
     SCOPED_TRACE(std::string(answer.scheduler) + " " + answer.asked + ": " + answer.out);
     test::FakeRunner runner;
-    runner.answers.push_back({0, answer.out, ""});
+    runner.expect({status_program(answer.scheduler)}, {0, answer.out, ""});
     JobStatus status = query_status(test::builtin_catalog().scheduler(answer.scheduler), answer.asked, runner);
     EXPECT_EQ(job_state_name(status.state), answer.state);
     if (std::string(answer.state) != "unknown") continue;
@@ -159,7 +166,7 @@ TEST(QueryStatus, AnAnswerAboutAnotherJobIsNotThisJobsState) {
 TEST(QueryStatus, ASuccessfulAnswerWithoutAJobIsAnError) {
   for (const char* scheduler : {"pbs", "slurm"}) {
     test::FakeRunner runner;
-    runner.answers.push_back({0, "", "qstat: cannot connect to server pbs (errno=0)\n"});
+    runner.expect({status_program(scheduler)}, {0, "", "qstat: cannot connect to server pbs (errno=0)\n"});
     try {
       query_status(test::builtin_catalog().scheduler(scheduler), "42", runner);
       ADD_FAILURE() << scheduler << ": no error";
@@ -245,7 +252,7 @@ class OddSchedulerAnswers : public ::testing::TestWithParam<OddAnswer> {};
 TEST_P(OddSchedulerAnswers, GiveAStateNotAnAbort) {
   const OddAnswer& c = GetParam();
   test::FakeRunner runner;
-  runner.answers.push_back({0, c.out, ""});
+  runner.expect({status_program(c.scheduler)}, {0, c.out, ""});
   JobStatus status;
   try {
     status = query_status(test::builtin_catalog().scheduler(c.scheduler), "42", runner);
@@ -328,8 +335,8 @@ TEST(QueryStatus, OddSacctLinesGiveAStateNotAnAbort) {
   };
   for (const auto& [line, state] : cases) {
     test::FakeRunner runner;
-    runner.answers.push_back({1, "", "slurm_load_jobs error: Invalid job id specified\n"});
-    runner.answers.push_back({0, line, ""});
+    runner.expect({"scontrol"}, {1, "", "slurm_load_jobs error: Invalid job id specified\n"});
+    runner.expect({"sacct"}, {0, line, ""});
     JobStatus status = query_status(test::builtin_catalog().scheduler("slurm"), "42", runner);
     EXPECT_EQ(job_state_name(status.state), state) << line;
     EXPECT_FALSE(status.exit_code && (*status.exit_code < 0 || *status.exit_code > 255)) << line;
@@ -342,14 +349,14 @@ TEST(QueryStatus, TruncatedOrNonJsonQstatOutputIsAnError) {
                           std::string(100000, '[') + "\"Jobs\"", std::string("\"Jobs\""), std::string("[1,2]"),
                           std::string(R"({"Jobs":[{"job_state":"F"}]})"), std::string(R"({"Jobs":"42"})")}) {
     test::FakeRunner runner;
-    runner.answers.push_back({0, out, ""});
+    runner.expect({"qstat"}, {0, out, ""});
     EXPECT_THROW(query_status(test::builtin_catalog().scheduler("pbs"), "42", runner), UserError) << out.substr(0, 80);
   }
 }
 
 TEST(QueryStatus, ASchedulerThatCannotRunIsAnError) {
   test::FakeRunner runner;
-  runner.answers.push_back({127, "", "scontrol: command not found"});
+  runner.expect({"scontrol"}, {127, "", "scontrol: command not found"});
   EXPECT_THROW(query_status(test::builtin_catalog().scheduler("slurm"), "42", runner), UserError);
 }
 
@@ -392,7 +399,7 @@ TEST(QueryStatus, ColumnsAreReadByTheirNames) {
            {"f1\n", "unknown", std::nullopt, "the scheduler's state '' is not in schedulers/flux.yaml"},
        }) {
     test::FakeRunner runner;
-    runner.answers.push_back({0, c.out, ""});
+    runner.expect({"flux", "jobs"}, {0, c.out, ""});
     JobStatus status = query_status(flux, "f1", runner);
     EXPECT_EQ(job_state_name(status.state), c.state) << c.out;
     EXPECT_EQ(status.exit_code, c.exit_code) << c.out;
@@ -400,13 +407,13 @@ TEST(QueryStatus, ColumnsAreReadByTheirNames) {
   }
   // A blank answer names no job; a failed one that says "unknown job id" is a job it does not know.
   test::FakeRunner blank;
-  blank.answers.push_back({0, "\n", ""});
+  blank.expect({"flux", "jobs"}, {0, "\n", ""});
   EXPECT_THROW(query_status(flux, "f1", blank), UserError);
   test::FakeRunner gone;
-  gone.answers.push_back({1, "", "flux-jobs: ERROR: unknown job id f9\n"});
+  gone.expect({"flux", "jobs"}, {1, "", "flux-jobs: ERROR: unknown job id f9\n"});
   EXPECT_EQ(query_status(flux, "f9", gone).state, JobState::unknown);
   test::FakeRunner failing;
-  failing.answers.push_back({1, "", "flux-jobs: ERROR: Unable to connect to Flux\n"});
+  failing.expect({"flux", "jobs"}, {1, "", "flux-jobs: ERROR: Unable to connect to Flux\n"});
   EXPECT_THROW(query_status(flux, "f1", failing), UserError);
 }
 
@@ -428,7 +435,7 @@ TEST(QueryStatus, CountsTheStartsOfARequeuedJob) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.answer);
     test::FakeRunner runner;
-    runner.answers.push_back({0, c.answer, ""});
+    runner.expect({status_program(c.scheduler)}, {0, c.answer, ""});
     JobStatus status = query_status(test::builtin_catalog().scheduler(c.scheduler), "42", runner);
     if (c.starts < 0) {
       EXPECT_FALSE(status.starts);

@@ -39,7 +39,7 @@ TEST(Submit, SlurmParsableIdAndARecordNamedAfterIt) {
   ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
   Script script = render(job, test::builtin_catalog(), "/opt/ezpz/bin/ezpz");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "4242;cluster\n", ""});
+  runner.expect({"sbatch", "--parsable"}, {0, "4242;cluster\n", ""});
   JobRecord record = submit(job, script, runner, f.options());
   EXPECT_EQ(record.job_id, "4242");
   ASSERT_EQ(runner.calls.size(), 1u);
@@ -60,7 +60,7 @@ TEST(Submit, PbsLongJobIdsHoldAndOutputNames) {
   ResolvedJob job = job_for("system: aurora\naccount: P\nname: llama\nrun: [x]\n");
   Script script = render(job, test::builtin_catalog(), "/opt/ezpz/bin/ezpz");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov\n", ""});
+  runner.expect({"qsub", "-h"}, {0, "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov\n", ""});
   JobRecord record = submit(job, script, runner, f.options(true));
   EXPECT_EQ(record.job_id, "8414055.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov");
   EXPECT_EQ(runner.calls[0][0], "qsub");
@@ -74,7 +74,7 @@ TEST(Submit, SlurmJoinsStderrIntoTheOutputUnlessTheSpecSaysOtherwise) {
   Fixture f;
   ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "12\n", ""});
+  runner.expect({"sbatch"}, {0, "12\n", ""});
   EXPECT_EQ(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()).error, "");
 }
 
@@ -137,8 +137,8 @@ TEST(Submit, ASecondJobWithTheSameIdKeepsTheFirstRecord) {
   ResolvedJob first = job_for("system: slurm\nname: first\nrun: [x]\n");
   ResolvedJob second = job_for("system: slurm\nname: second\nrun: [y]\n");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "77\n", ""});
-  runner.answers.push_back({0, "77\n", ""});  // another cluster, or a reset slurmctld, reuses the id
+  runner.expect({"sbatch"}, {0, "77\n", ""});
+  runner.expect({"sbatch"}, {0, "77\n", ""});  // another cluster, or a reset slurmctld, reuses the id
   JobRecord old_record = submit(first, render(first, test::builtin_catalog(), "/e"), runner, f.options());
   std::string old_script = read(fs::path(old_record.dir) / "job.sh");
   JobRecord new_record = submit(second, render(second, test::builtin_catalog(), "/e"), runner, f.options());
@@ -171,7 +171,7 @@ TEST(Submit, SpecOutputPathsExpandSlurmPatterns) {
   Fixture f;
   ResolvedJob job = job_for("system: slurm\nname: t\noutput: logs/%x-%j.out\nrun: [x]\n");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "77\n", ""});
+  runner.expect({"sbatch"}, {0, "77\n", ""});
   JobRecord record = submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
   EXPECT_EQ(record.output, "/work/submit/logs/t-77.out");
 }
@@ -180,7 +180,7 @@ TEST(Submit, AFailedSubmissionNamesTheCommandShowsStderrAndKeepsTheScript) {
   Fixture f;
   ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
   test::FakeRunner runner;
-  runner.answers.push_back({1, "", "sbatch: error: invalid partition specified: nope\n"});
+  runner.expect({"sbatch"}, {1, "", "sbatch: error: invalid partition specified: nope\n"});
   try {
     submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
     FAIL() << "expected a UserError";
@@ -197,7 +197,7 @@ TEST(Submit, OutputWithoutAJobIdIsAnError) {
   Fixture f;
   ResolvedJob job = job_for("system: slurm\nname: t\nrun: [x]\n");
   test::FakeRunner runner;
-  runner.answers.push_back({0, "Submitted batch job 12\n", ""});  // what sbatch prints without --parsable
+  runner.expect({"sbatch"}, {0, "Submitted batch job 12\n", ""});  // what sbatch prints without --parsable
   EXPECT_THROW(submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options()), UserError);
 }
 
@@ -211,7 +211,7 @@ TEST(Submit, AnIdThatIsNoJobsIsAnErrorThatKeepsTheScript) {
   job.scheduler = &loose;
   for (const char* printed : {"-5", "../x", "4\0332J"}) {
     test::FakeRunner runner;
-    runner.answers.push_back({0, std::string(printed) + "\n", ""});
+    runner.expect({"sbatch"}, {0, std::string(printed) + "\n", ""});
     try {
       submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
       ADD_FAILURE() << printed << " was taken as a job id";
@@ -231,7 +231,7 @@ TEST(Submit, AnAnswerLongerThanAnyJobIdIsAnErrorThatKeepsTheScript) {
     Fixture f;
     ResolvedJob job = job_for("system: " + system + "\naccount: P\nname: t\nrun: [x]\n");
     test::FakeRunner runner;
-    runner.answers.push_back({0, std::string(digits, '7') + "\n", ""});
+    runner.expect({system == "slurm" ? "sbatch" : "qsub"}, {0, std::string(digits, '7') + "\n", ""});
     try {
       submit(job, render(job, test::builtin_catalog(), "/e"), runner, f.options());
       ADD_FAILURE() << system << ": expected a UserError";

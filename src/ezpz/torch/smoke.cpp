@@ -13,7 +13,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "ezpz/torch/report.hpp"
-#include "ezpz/torch/test_options.hpp"
+#include "ezpz/torch/smoke_options.hpp"
 #include "ezpz/torch/torch.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "ezpz/torch/test_options.hpp"
+#include "ezpz/torch/smoke_options.hpp"
 
 #include <CLI/CLI.hpp>
 
