@@ -401,7 +401,8 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.\n"
       "USR1 and USR2 sent to ezpz launch are passed on to the ranks (through the launcher, which forwards them).\n"
       "Exit codes: the launch's own (the first failing rank's), 124 for --timeout, 128+N after signal N,\n"
-      "1 for an ezpz error, 2 for bad options. See docs/runtime-env.md.\n"
+      "1 for an ezpz error, 2 for bad options, 3 when the system refused its set-up (pipes, fork), as\n"
+      "ezpz exec's. See docs/runtime-env.md.\n"
       "--spare-nodes K: keeps K hosts in reserve and swaps a node for a spare only on evidence; each\n"
       "decision is printed and recorded with the job (ezpz status --json). See docs/failover.md.");
   command->callback([&action, options] {

@@ -34,8 +34,8 @@ class HostFiles {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ezpz-hosts-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
-      throw UserError("cannot make a directory for host files: " + pattern + ": " + std::strerror(errno),
-                      "set TMPDIR to a writable directory");
+      throw SystemError("cannot make a directory for host files: " + pattern + ": " + std::strerror(errno),
+                        "set TMPDIR to a writable directory");
     }
     m_dir = pattern;
   }
