@@ -19,6 +19,7 @@
 #include "ezpz/submit/process.hpp"
 #include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
@@ -257,9 +258,9 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& given) 
   Installation installation = Installation::from_process();
   check_restarts(options, installation);
   // Per-rank output: every rank's ezpz exec reads these (runtime/rank_output.hpp).
-  if (options.label) setenv("EZPZ_LABEL", "1", 1);
+  if (options.label) setenv(k_env_label, "1", 1);
   if (!options.log_dir.empty()) {
-    setenv("EZPZ_LOG_DIR", std::filesystem::absolute(options.log_dir).lexically_normal().c_str(), 1);
+    setenv(k_env_log_dir, std::filesystem::absolute(options.log_dir).lexically_normal().c_str(), 1);
   }
   RetryPolicy policy;
   policy.retries = options.retries;

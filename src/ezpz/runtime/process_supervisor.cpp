@@ -31,6 +31,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -409,7 +410,7 @@ LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::str
     identity.local_world_size = plan.ranks_per_node;
     identity.node_rank = rank / plan.ranks_per_node;
     child.set = rank_variables(identity);
-    child.set.insert(child.set.end(), {{"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}, {"EZPZ_SYSTEM", system}});
+    child.set.insert(child.set.end(), {{"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}, {k_env_system, system}});
     child.own_session = true;  // the CPU share of a separately started process (launch.hpp)
     ranks.push_back(std::move(child));
   }
