@@ -6,6 +6,7 @@
 
 #include "ezpz/api/impl.hpp"
 #include "ezpz/profile/detect.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 
 namespace ezpz {
 
@@ -17,7 +18,7 @@ Catalog::Catalog(std::vector<std::string> search_path)
 std::vector<std::string> Catalog::default_search_path() {
   std::error_code error;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  return core::Catalog::default_search_path(std::getenv("EZPZ_SYSTEMS_PATH"), std::getenv("HOME"),
+  return core::Catalog::default_search_path(std::getenv(core::k_env_systems_path), std::getenv("HOME"),
                                             error ? std::string() : exe.parent_path().string());
 }
 

@@ -117,6 +117,9 @@ const std::vector<std::string>& options_passed_on() {
 int run_cli(int argc, char** argv) {
   try {
     return run_command(argc, argv);
+  } catch (const SystemError& error) {
+    print_errors(error);
+    return k_exit_system_error;
   } catch (const UserError& error) {
     print_errors(error);
     return k_exit_user_error;

@@ -15,6 +15,7 @@
 #include "ezpz/runtime/node_names.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/node_name.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -45,7 +46,7 @@ std::string user_name(ProcessRunner& runner) {
 
 // The system checked against, and why: --system, $EZPZ_SYSTEM, the spec's, else detection.
 void choose_system(const DoctorCommandOptions& options, const Catalog& catalog, DoctorInputs& inputs) {
-  if (inputs.job && options.job.system.empty() && !setting(inputs.env, "EZPZ_SYSTEM")) {
+  if (inputs.job && options.job.system.empty() && !setting(inputs.env, k_env_system)) {
     inputs.system = inputs.job->profile->name;
     inputs.system_why = "by the spec";
     return;
@@ -131,7 +132,7 @@ int run_doctor_command(const DoctorCommandOptions& options) {
   inputs.binaries = options.binaries;
   inputs.python = options.python;
   try {
-    inputs.yeet_helper = companion_program(installation, "ezpz-yeet-mpi", "EZPZ_YEET_MPI", "");
+    inputs.yeet_helper = companion_program(installation, "ezpz-yeet-mpi", k_env_yeet_mpi, "");
   } catch (const UserError&) {
     // none installed: the yeet check says so
   }

@@ -19,6 +19,7 @@
 #include "ezpz/submit/process.hpp"
 #include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
@@ -257,9 +258,9 @@ int launch(const LaunchOptions& options, const std::vector<std::string>& given) 
   Installation installation = Installation::from_process();
   check_restarts(options, installation);
   // Per-rank output: every rank's ezpz exec reads these (runtime/rank_output.hpp).
-  if (options.label) setenv("EZPZ_LABEL", "1", 1);
+  if (options.label) setenv(k_env_label, "1", 1);
   if (!options.log_dir.empty()) {
-    setenv("EZPZ_LOG_DIR", std::filesystem::absolute(options.log_dir).lexically_normal().c_str(), 1);
+    setenv(k_env_log_dir, std::filesystem::absolute(options.log_dir).lexically_normal().c_str(), 1);
   }
   RetryPolicy policy;
   policy.retries = options.retries;
@@ -401,7 +402,8 @@ void add_launch_command(CLI::App& app, CommandAction& action) {
       "long without a byte, ezpz sends TERM to the whole launch, KILL 5 s later, and exits 124.\n"
       "USR1 and USR2 sent to ezpz launch are passed on to the ranks (through the launcher, which forwards them).\n"
       "Exit codes: the launch's own (the first failing rank's), 124 for --timeout, 128+N after signal N,\n"
-      "1 for an ezpz error, 2 for bad options. See docs/runtime-env.md.\n"
+      "1 for an ezpz error, 2 for bad options, 3 when the system refused its set-up (pipes, fork), as\n"
+      "ezpz exec's. See docs/runtime-env.md.\n"
       "--spare-nodes K: keeps K hosts in reserve and swaps a node for a spare only on evidence; each\n"
       "decision is printed and recorded with the job (ezpz status --json). See docs/failover.md.");
   command->callback([&action, options] {

@@ -8,6 +8,7 @@
 #include "ezpz/cli/runtime_command.hpp"
 #include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/yeet/options.hpp"
 
 namespace ezpz::core {
@@ -40,7 +41,7 @@ void add_yeet_command(CLI::App& app, CommandAction& action) {
         return static_cast<int>(k_exit_usage);
       }
       Installation installation = Installation::from_process();
-      std::vector<std::string> program = {companion_program(installation, "ezpz-yeet-mpi", "EZPZ_YEET_MPI",
+      std::vector<std::string> program = {companion_program(installation, "ezpz-yeet-mpi", k_env_yeet_mpi,
                                                             "build with MPICH (apt-get install libmpich-dev)")};
       for (auto& word : yeet::to_arguments(*options)) program.push_back(std::move(word));
       return exec_program(program);

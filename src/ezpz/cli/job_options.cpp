@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ezpz/cli/cli.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -84,10 +85,10 @@ ResolvedJob JobOptions::resolve_job(const Catalog& catalog) const {
 Installation Installation::from_process() {
   std::error_code error;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  const char* bin = std::getenv("EZPZ_BIN");
+  const char* bin = std::getenv(k_env_bin);
   std::string exe_dir = error ? std::string() : exe.parent_path().string();
   return Installation{
-      Catalog(Catalog::default_search_path(std::getenv("EZPZ_SYSTEMS_PATH"), std::getenv("HOME"), exe_dir)),
+      Catalog(Catalog::default_search_path(std::getenv(k_env_systems_path), std::getenv("HOME"), exe_dir)),
       bin != nullptr && *bin != '\0' ? std::string(bin) : exe.string()};
 }
 

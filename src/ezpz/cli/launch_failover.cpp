@@ -17,6 +17,7 @@
 #include "ezpz/submit/process.hpp"
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -34,8 +35,8 @@ class HostFiles {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ezpz-hosts-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
-      throw UserError("cannot make a directory for host files: " + pattern + ": " + std::strerror(errno),
-                      "set TMPDIR to a writable directory");
+      throw SystemError("cannot make a directory for host files: " + pattern + ": " + std::strerror(errno),
+                        "set TMPDIR to a writable directory");
     }
     m_dir = pattern;
   }
@@ -168,7 +169,7 @@ int launch_with_spare_nodes(const Installation& installation, const SpareNodeLau
     std::vector<std::string> argv = with_hosts(launch.command, list, files.write(ordered));
     std::cerr << "ezpz launch: " << command_text(argv) << "\n";
     auto set = launch.env;
-    if (host_file) set.emplace_back("EZPZ_HOSTS", list);
+    if (host_file) set.emplace_back(k_env_hosts, list);
     return gate.open_for([&] { return supervise_processes({launcher_process(argv, set)}, watched); });
   };
   hooks.node_state = [&](const std::vector<std::string>& hosts, std::string& note) {

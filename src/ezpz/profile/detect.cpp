@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/regex.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -135,7 +136,7 @@ namespace {
 
 Detection choose(const Catalog& catalog, const std::string& named, const DetectInput& input) {
   if (!named.empty()) return {named, "by --system"};
-  if (auto exported = setting(input.env, "EZPZ_SYSTEM")) return {*exported, "by EZPZ_SYSTEM"};
+  if (auto exported = setting(input.env, k_env_system)) return {*exported, "by EZPZ_SYSTEM"};
   auto detection = detect_system(catalog, input);
   if (!detection) throw UserError("no system profile matches this machine", "pass --system NAME or export EZPZ_SYSTEM");
   return {detection->system, "by detection (" + detection->reason + ")"};

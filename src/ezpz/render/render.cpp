@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ezpz/render/mustache.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/variable_refs.hpp"
 #include "ezpz/version.hpp"
@@ -75,7 +76,7 @@ void supervised_launch(const Launcher& launcher, const std::vector<std::string>&
   if (options.empty()) return;
   bool local = launcher.kind == LauncherKind::local;
   std::vector<CommandWord> words;
-  if (!local) words = {{"EZPZ_BIN", true}, {"launch", false}, {"--verbatim", false}};
+  if (!local) words = {{k_env_bin, true}, {"launch", false}, {"--verbatim", false}};
   for (const auto& option : options) words.push_back({option, false});
   if (!local) words.push_back({"--", false});
   size_t at = local ? breaks.front() - 1 : 0;  // local: before the launcher's closing "--"
@@ -90,7 +91,7 @@ std::vector<CommandWord> rank_command(const std::vector<CommandWord>& launcher, 
                                       const std::vector<std::string>& program) {
   std::vector<CommandWord> words = launcher;
   if (rank_wrapper) {
-    words.push_back({"EZPZ_BIN", true});
+    words.push_back({k_env_bin, true});
     words.push_back({"exec", false});
     words.push_back({"--", false});
   }

@@ -4,6 +4,7 @@
 #include "ezpz/profile/directive_options.hpp"
 #include "ezpz/resolve/resolver.hpp"
 #include "ezpz/util/file.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -167,7 +168,7 @@ void Resolver::build_stage_commands() {
   if (!job.spec.stage) return;
   for (const auto& entry : job.spec.stage->value) {
     StageCommand command{entry.src, entry.dest, job.stage_launcher, job.stage_launcher.size()};
-    command.words.push_back({"EZPZ_BIN", true});
+    command.words.push_back({k_env_bin, true});
     command.words.push_back({"yeet", false});
     if (entry.unpack) command.words.push_back({"--unpack", false});
     if (entry.venv) command.words.push_back({"--venv", false});

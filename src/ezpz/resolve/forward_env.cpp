@@ -3,22 +3,23 @@
 #include <algorithm>
 
 #include "ezpz/resolve/resolver.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 
 namespace ezpz::core {
 
 std::vector<std::pair<std::string, std::string>> handoff_env(const ResolvedJob& job) {
   std::vector<std::pair<std::string, std::string>> handoff = {
-      {"EZPZ_SYSTEM", job.profile->name},
-      {"EZPZ_TORCH_BACKEND", job.spec.torch.backend->value},
-      {"EZPZ_TORCH_DEVICE", job.spec.torch.device->value},
+      {k_env_system, job.profile->name},
+      {k_env_torch_backend, job.spec.torch.backend->value},
+      {k_env_torch_device, job.spec.torch.device->value},
   };
   const SuperviseSpec& supervise = job.spec.supervise;
   if (supervise.signal_before && supervise.signal) {  // read by every rank's ezpz exec (runtime/end_signal.hpp)
-    handoff.emplace_back("EZPZ_END_SIGNAL", supervise.signal->value);
-    handoff.emplace_back("EZPZ_SIGNAL_BEFORE", std::to_string(supervise.signal_before->value));
+    handoff.emplace_back(k_env_end_signal, supervise.signal->value);
+    handoff.emplace_back(k_env_signal_before, std::to_string(supervise.signal_before->value));
   }
-  if (supervise.label && supervise.label->value) handoff.emplace_back("EZPZ_LABEL", "1");
-  if (supervise.log_dir) handoff.emplace_back("EZPZ_LOG_DIR", supervise.log_dir->value);
+  if (supervise.label && supervise.label->value) handoff.emplace_back(k_env_label, "1");
+  if (supervise.log_dir) handoff.emplace_back(k_env_log_dir, supervise.log_dir->value);
   return handoff;
 }
 
@@ -32,10 +33,10 @@ void Resolver::forward_env(std::map<std::string, std::string> values) {
     if (std::find(job.forwarded_env.begin(), job.forwarded_env.end(), name) == job.forwarded_env.end())
       job.forwarded_env.push_back(name);
   };
-  forward("EZPZ_BIN");
+  forward(k_env_bin);
   for (const auto& [name, value] : handoff_env(job)) forward(name);
-  if (job.spec.supervise.signal_before) forward("EZPZ_JOB_END_TIME");  // exported by the script itself
-  if (job.spec.supervise.spare_nodes) forward("EZPZ_HOSTS");           // set by ezpz launch for each attempt
+  if (job.spec.supervise.signal_before) forward(k_env_job_end_time);  // exported by the script itself
+  if (job.spec.supervise.spare_nodes) forward(k_env_hosts);           // set by ezpz launch for each attempt
   for (const auto& [name, value] : job.backend_env) forward(name);
   for (const auto& [name, value] : job.spec.env) forward(name);
   for (const auto& name : launcher.env_names) forward(name);

@@ -6,6 +6,7 @@
 
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/file.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/limits.hpp"
 #include "ezpz/util/text.hpp"
@@ -16,9 +17,9 @@ namespace {
 // Before any scheduler's: EZPZ_HOSTS, the hosts of a spare-node launch's attempt (ezpz launch
 // --spare-nodes), and EZPZ_HOSTFILE, which `ezpz launch --hostfile F` exports so every rank agrees on the
 // first host.
-const JobVariables::Hosts k_ezpz_hosts[] = {{"EZPZ_HOSTS", false}, {"EZPZ_HOSTFILE", true}};
+const JobVariables::Hosts k_ezpz_hosts[] = {{k_env_hosts, false}, {k_env_hostfile, true}};
 // After every scheduler's: the id ezpz gives a job no scheduler runs.
-const char* const k_ezpz_job_id = "EZPZ_JOB_ID";
+const char* const k_ezpz_job_id = k_env_job_id;
 
 std::vector<std::string> read_hostfile(const std::string& path, const std::string& what) {
   std::vector<std::string> hosts = read_nodefile(

@@ -2,20 +2,21 @@
 
 #include "ezpz/runtime/retry.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/text.hpp"
 
 namespace ezpz::core {
 
 std::optional<EndSignal> end_signal(const EnvLookup& env) {
-  auto before_text = env("EZPZ_SIGNAL_BEFORE");
+  auto before_text = env(k_env_signal_before);
   if (!before_text || before_text->empty()) return std::nullopt;
   EndSignal result;
   if (before_text->find_first_not_of("0123456789") != std::string::npos || before_text->size() > 9 ||
       (result.before = std::stol(*before_text)) <= 0) {
     throw UserError("EZPZ_SIGNAL_BEFORE='" + printable(*before_text) + "' is not a number of seconds above 0");
   }
-  auto name = env("EZPZ_END_SIGNAL");
+  auto name = env(k_env_end_signal);
   std::string signal = name && !name->empty() ? *name : "USR2";
   if (std::string problem = signal_problem(signal, SignalUse::warning); !problem.empty()) {
     throw UserError("EZPZ_END_SIGNAL='" + printable(signal) + "' is not a signal ezpz warns ranks with: " + problem);
@@ -38,9 +39,9 @@ std::optional<EndSignal> end_signal(const EnvLookup& env) {
 
 std::vector<std::pair<std::string, std::string>> end_signal_env(const std::string& signal, long before,
                                                                 long allocation_end) {
-  return {{"EZPZ_JOB_END_TIME", std::to_string(allocation_end)},
-          {"EZPZ_END_SIGNAL", signal},
-          {"EZPZ_SIGNAL_BEFORE", std::to_string(before)}};
+  return {{k_env_job_end_time, std::to_string(allocation_end)},
+          {k_env_end_signal, signal},
+          {k_env_signal_before, std::to_string(before)}};
 }
 
 }  // namespace ezpz::core

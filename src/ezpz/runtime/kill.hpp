@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "ezpz/util/env_lookup.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/node_name.hpp"
 
 namespace ezpz::core {
 
 // The marker variable and its value for rank `rank` of job `job_id` ("" outside a job: "none") on
 // node `node` (node_name()).
-inline constexpr const char* k_rank_mark = "EZPZ_RANK_MARK";
+inline constexpr const char* k_rank_mark = k_env_rank_mark;
 std::string rank_mark(const std::string& job_id, long rank, const std::string& node);
 
 struct MarkedProcess {

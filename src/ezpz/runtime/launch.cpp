@@ -8,6 +8,7 @@
 #include "ezpz/resolve/resolve.hpp"
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/hostlist.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -80,10 +81,10 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   if (auto overlap = k_overlap_options.find(plan.kind); request.per_node && overlap != k_overlap_options.end()) {
     for (const auto& word : overlap->second) launcher.insert(launcher.begin() + 1, CommandWord{word, false});
   }
-  if (!request.hostfile.empty()) plan.env.emplace_back("EZPZ_HOSTFILE", request.hostfile);
+  if (!request.hostfile.empty()) plan.env.emplace_back(k_env_hostfile, request.hostfile);
   const std::string& env_option = job.profile->launcher.env_option;
   if (!env_option.empty()) {
-    plan.env.emplace_back("EZPZ_BIN", ezpz_bin);
+    plan.env.emplace_back(k_env_bin, ezpz_bin);
     for (const auto& pair : handoff_env(job)) plan.env.push_back(pair);
     for (const auto& [name, value] : job.backend_env) {
       if (auto set = env(name); !set || set->empty()) plan.env.emplace_back(name, value.value);
@@ -91,12 +92,12 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
     // Passed by name besides what a rendered script forwards: --hostfile, the end signal's request, and
     // torchrun's restart counts, which `ezpz launch` sets for each attempt (runtime/torchrun_env.hpp).
     std::vector<std::string> names = {
-        "EZPZ_JOB_END_TIME",          "EZPZ_END_SIGNAL",          "EZPZ_SIGNAL_BEFORE", "EZPZ_LABEL", "EZPZ_LOG_DIR",
+        k_env_job_end_time,           k_env_end_signal,           k_env_signal_before, k_env_label, k_env_log_dir,
         "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS"};
-    if (!request.hostfile.empty()) names.insert(names.begin(), "EZPZ_HOSTFILE");
+    if (!request.hostfile.empty()) names.insert(names.begin(), k_env_hostfile);
     names.insert(names.end(), request.forward_names.begin(), request.forward_names.end());
     for (const auto& name : names) {
-      if (auto value = env(name); name != "EZPZ_HOSTFILE" && (!value || value->empty())) continue;
+      if (auto value = env(name); name != k_env_hostfile && (!value || value->empty())) continue;
       auto words = expand_option_group(env_option, {{"name", name}}, job.profile->path + ": launcher.env_option");
       if (words) launcher.insert(launcher.end(), words->begin(), words->end());
     }
@@ -108,7 +109,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const LaunchRequest& request, con
   for (const auto& word : rank_command(launcher, wrapper, request.program)) {
     if (!word.variable) {
       plan.argv.push_back(word.text);
-    } else if (word.text == "EZPZ_BIN") {
+    } else if (word.text == k_env_bin) {
       plan.argv.push_back(ezpz_bin);
     } else if (!request.hostfile.empty() && word.text == job.scheduler->job_variable("nodefile")) {
       plan.argv.push_back(request.hostfile);

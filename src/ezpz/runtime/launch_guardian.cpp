@@ -83,7 +83,7 @@ void signal_groups(const pid_t* groups, std::size_t count, int sig) {
 LaunchGuardian::LaunchGuardian(std::size_t max_groups, double grace_seconds) {
   int ends[2];
   if (pipe2(ends, O_CLOEXEC) != 0) {
-    throw UserError(std::string("cannot make the pipe of the launch's guardian: ") + std::strerror(errno));
+    throw SystemError(std::string("cannot make the pipe of the launch's guardian: ") + std::strerror(errno));
   }
   std::vector<pid_t> groups(max_groups);  // before the fork: the guardian allocates nothing
   pid_t pid = fork();
@@ -91,7 +91,7 @@ LaunchGuardian::LaunchGuardian(std::size_t max_groups, double grace_seconds) {
     int error = errno;
     close(ends[0]);
     close(ends[1]);
-    throw UserError(std::string("cannot start the launch's guardian: fork failed: ") + std::strerror(error));
+    throw SystemError(std::string("cannot start the launch's guardian: fork failed: ") + std::strerror(error));
   }
   if (pid == 0) {
     close(ends[1]);

@@ -31,6 +31,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
@@ -53,7 +54,7 @@ int free_port() {
   if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
     if (fd >= 0) close(fd);
-    throw UserError(std::string("cannot find a free local port: ") + std::strerror(errno));
+    throw SystemError(std::string("cannot find a free local port: ") + std::strerror(errno));
   }
   close(fd);
   return ntohs(addr.sin_port);
@@ -147,7 +148,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
   for (int sig : k_passed_on) sigaddset(&signals, sig);
   sigprocmask(SIG_BLOCK, &signals, &previous);
   int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
-  if (signal_fd < 0) throw UserError(std::string("signalfd failed: ") + std::strerror(errno));
+  if (signal_fd < 0) throw SystemError(std::string("signalfd failed: ") + std::strerror(errno));
   // A closed output (`| head`) must show up as EPIPE from write, not kill the launcher and orphan the
   // ranks' process groups; the ranks get the old disposition back.
   struct sigaction ignore_pipe {};
@@ -183,8 +184,8 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
       close(signal_fd);
       sigaction(SIGPIPE, &previous_pipe, nullptr);
       sigprocmask(SIG_SETMASK, &previous, nullptr);
-      throw UserError("cannot make the pipes for the output of " + std::to_string(count) + " processes: " + error,
-                      "raise the limit of open files (ulimit -n), or run fewer ranks");
+      throw SystemError("cannot make the pipes for the output of " + std::to_string(count) + " processes: " + error,
+                        "raise the limit of open files (ulimit -n), or run fewer ranks");
     }
     fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
     fcntl(ends[2], F_SETFL, fcntl(ends[2], F_GETFL) | O_NONBLOCK);
@@ -216,7 +217,7 @@ LaunchOutcome supervise_processes(const std::vector<SupervisedProcess>& children
     std::vector<std::string> words = child.argv;
     std::vector<char*> argv = exec_argv(words);  // before fork: the child only execs or exits
     pid_t pid = fork();
-    if (pid < 0) throw UserError(std::string("fork failed: ") + std::strerror(errno));
+    if (pid < 0) throw SystemError(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
       if (child.own_session) {
         setsid();  // a group of its own too, whose id is its pid as with setpgid
@@ -409,7 +410,7 @@ LaunchOutcome run_local_ranks(const LaunchPlan& plan, const std::vector<std::str
     identity.local_world_size = plan.ranks_per_node;
     identity.node_rank = rank / plan.ranks_per_node;
     child.set = rank_variables(identity);
-    child.set.insert(child.set.end(), {{"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}, {"EZPZ_SYSTEM", system}});
+    child.set.insert(child.set.end(), {{"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}, {k_env_system, system}});
     child.own_session = true;  // the CPU share of a separately started process (launch.hpp)
     ranks.push_back(std::move(child));
   }

@@ -11,6 +11,7 @@
 #include "ezpz/runtime/allocation.hpp"
 #include "ezpz/runtime/torchrun_env.hpp"
 #include "ezpz/util/error.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/hash.hpp"
 #include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/text.hpp"
@@ -143,7 +144,7 @@ DeviceChoice rank_device(const RuntimeInputs& inputs, const RankInfo& rank, long
   } else {
     devices = probe_devices(inputs.device_root, inputs.env, &device_source);
   }
-  if (auto wanted = inputs.env("EZPZ_TORCH_DEVICE"); wanted && *wanted == "cpu") {
+  if (auto wanted = inputs.env(k_env_torch_device); wanted && *wanted == "cpu") {
     devices = Devices{};
     device_source = "EZPZ_TORCH_DEVICE=cpu";
   }
@@ -155,7 +156,7 @@ DeviceChoice rank_device(const RuntimeInputs& inputs, const RankInfo& rank, long
 
 // The device's backend, or EZPZ_TORCH_BACKEND when it names one.
 std::string rank_backend(const DeviceChoice& device, const EnvLookup& env) {
-  auto wanted = env("EZPZ_TORCH_BACKEND");
+  auto wanted = env(k_env_torch_backend);
   if (!wanted || wanted->empty() || *wanted == "auto") return default_backend(device.torch_device);
   const auto& known = backend_names();
   if (std::find(known.begin(), known.end(), *wanted) == known.end()) {

@@ -24,6 +24,7 @@
 #include "ezpz/util/error.hpp"
 #include "ezpz/util/exec.hpp"
 #include "ezpz/util/exit_codes.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/signals.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -303,8 +304,8 @@ RankRunPlan rank_run_plan(const RankInfo& rank, const EnvLookup& env) {
     break;
   }
   plan.end_signal = end_signal(env);
-  plan.output.label = env("EZPZ_LABEL").value_or("") == "1";
-  plan.output.log_dir = env("EZPZ_LOG_DIR").value_or("");
+  plan.output.label = env(k_env_label).value_or("") == "1";
+  plan.output.log_dir = env(k_env_log_dir).value_or("");
   plan.output.rank = rank.rank;
   plan.output.console = rank.rank == 0 || plan.output.log_dir.empty();
   plan.announce = rank.rank == 0;

@@ -11,6 +11,7 @@
 
 #include "ezpz/runtime/launch.hpp"
 
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/text.hpp"
 #include "ezpz/util/walltime.hpp"
 
@@ -34,7 +35,7 @@ double retry_delay(const RetryPolicy& policy, long attempt) {
 
 std::optional<long> allocation_end(const EnvLookup& env, const JobVariables& variables, std::string* unreadable) {
   // EZPZ_JOB_END_TIME first: ezpz's scripts set it from the walltime they asked for.
-  std::vector<std::string> names = {"EZPZ_JOB_END_TIME"};
+  std::vector<std::string> names = {k_env_job_end_time};
   names.insert(names.end(), variables.end_times.begin(), variables.end_times.end());
   for (const auto& name : names) {
     auto text = env(name);

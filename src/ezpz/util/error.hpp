@@ -33,6 +33,14 @@ class UserError : public std::exception {
   std::vector<Diagnostic> m_diagnostics;
 };
 
+// Thrown when the operating system refused what a command needs to set itself up (a pipe, a fork, a
+// signalfd, a socket, a directory): exit 3 (util/exit_codes.hpp), as `ezpz exec`'s set-up failures. A
+// UserError too, so every clean-up that catches one still runs; its message and hint print the same.
+class SystemError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 // Collects independent errors so one run reports all of them, and warnings beside them.
 class Diagnostics {
  public:

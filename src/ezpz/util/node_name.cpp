@@ -1,5 +1,6 @@
 // Host and node names.
 #include "ezpz/util/node_name.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 
 #include <unistd.h>
 
@@ -12,7 +13,7 @@ std::string host_name() {
 }
 
 std::string node_name(const EnvLookup& env) {
-  for (const char* variable : {"EZPZ_NODE_NAME", "SLURMD_NODENAME"}) {
+  for (const char* variable : {k_env_node_name, "SLURMD_NODENAME"}) {
     if (auto value = setting(env, variable)) return *value;
   }
   std::string host = host_name();
