@@ -5,6 +5,7 @@
 #include "ezpz/cli/cli.hpp"
 #include "ezpz/cli/command.hpp"
 #include "ezpz/cli/runtime_command.hpp"
+#include "ezpz/util/handoff_variables.hpp"
 
 namespace ezpz::core {
 namespace {
@@ -40,7 +41,7 @@ void add_test_command(CLI::App& app, CommandAction& action) {
                         "options go before: ezpz test --iterations 50 --size-mb 16");
       }
       Installation installation = Installation::from_process();
-      std::vector<std::string> program = {companion_program(installation, "ezpz-torch-test", "EZPZ_TORCH_TEST",
+      std::vector<std::string> program = {companion_program(installation, "ezpz-torch-test", k_env_torch_test,
                                                             "build with LibTorch (EZPZ_BUILD_TORCH=ON)")};
       if (options->iterations > 0) program.insert(program.end(), {"--iterations", std::to_string(options->iterations)});
       if (options->size_mb > 0) program.insert(program.end(), {"--size-mb", std::to_string(options->size_mb)});

@@ -34,6 +34,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupMPI.hpp>
 #endif
 
+#include "ezpz/util/handoff_variables.hpp"
 #include "ezpz/util/rank_variables.hpp"
 #include "ezpz/util/text.hpp"
 
@@ -91,7 +92,7 @@ Environment check_given(const Environment& given) {
     if (name == "MASTER_PORT") return std::to_string(given.master_port);
     if (name == "TORCH_DEVICE") return given.device;
     if (name == "TORCH_BACKEND" && !given.backend_defaulted) return given.backend;
-    if (name == "EZPZ_NODE_NAME") return given.node_name;
+    if (name == core::k_env_node_name) return given.node_name;
     if (name == "TORCHELASTIC_USE_AGENT_STORE" && given.agent_store) return std::string("True");
     if (name == "TORCHELASTIC_RESTART_COUNT") return std::to_string(given.restart_count);
     return std::nullopt;
